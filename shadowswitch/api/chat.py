@@ -1,0 +1,55 @@
+"""POST /v1/chat/completions and GET /v1/models: the drop-in OpenAI surface."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from shadowswitch.api.deps import AppState, StateDep
+from shadowswitch.api.schemas import ChatRequest, parse_json, validated
+from shadowswitch.pipeline import Incoming, Reply
+
+router = APIRouter()
+
+
+@router.post("/v1/chat/completions")
+async def chat_completions(request: Request, state: StateDep) -> Response:
+    raw = await request.body()
+    data = parse_json(raw, state.settings.max_body_bytes)
+    validated(ChatRequest, data)  # checks shape; the original dict is forwarded as sent
+    incoming = Incoming(
+        body=data,
+        task_header=request.headers.get("x-shadowswitch-task"),
+        session=request.headers.get("x-shadowswitch-session"),
+    )
+    reply = await state.pipeline.handle(incoming)
+    return _response(reply)
+
+
+def _response(reply: Reply) -> Response:
+    headers = reply.headers
+    if reply.stream is not None:
+        headers["Cache-Control"] = "no-cache"
+        return StreamingResponse(reply.stream, media_type="text/event-stream", headers=headers)
+    return JSONResponse(reply.body, headers=headers)
+
+
+@router.get("/v1/models")
+async def list_models(state: StateDep) -> dict[str, Any]:
+    return {"object": "list", "data": _models(state)}
+
+
+def _models(state: AppState) -> list[dict[str, Any]]:
+    names: dict[str, str] = {}
+    for policy in state.policies.policies.values():
+        for name in (policy.match.model, policy.upstream.model):
+            if name:
+                names.setdefault(name, policy.task_type)
+    if state.policies.defaults.upstream.model:
+        names.setdefault(state.policies.defaults.upstream.model, "unclassified")
+    return [
+        {"id": name, "object": "model", "created": 0, "owned_by": f"shadowswitch:{task}"}
+        for name, task in sorted(names.items())
+    ]

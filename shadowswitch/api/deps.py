@@ -1,0 +1,58 @@
+"""What every route may depend on: the app's state, and the admin check."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from shadowswitch.errors import Forbidden, Unauthorized
+from shadowswitch.feedback import Feedback
+from shadowswitch.metrics import Metrics
+from shadowswitch.pipeline import Pipeline
+from shadowswitch.policy.models import PolicySet
+from shadowswitch.settings import Settings
+from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.live import LiveRollouts
+from shadowswitch.store.rollouts import RolloutStore
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    policies: PolicySet
+    pipeline: Pipeline
+    decisions: DecisionStore
+    recorder: DecisionRecorder
+    rollouts: RolloutStore
+    live: LiveRollouts
+    feedback: Feedback
+    metrics: Metrics
+    models_ready: bool = False
+
+
+def get_state(request: Request) -> AppState:
+    state: AppState = request.app.state.shadowswitch
+    return state
+
+
+StateDep = Annotated[AppState, Depends(get_state)]
+
+
+def require_admin(request: Request, state: StateDep) -> str:
+    """The actor name of a valid admin bearer token (compared in constant time)."""
+    token = state.settings.admin_token
+    if not token:
+        raise Forbidden("admin API is disabled: set SHADOWSWITCH_ADMIN_TOKEN to enable it")
+    given = request.headers.get("authorization", "")
+    scheme, _, value = given.partition(" ")
+    if scheme.lower() != "bearer" or not value:
+        raise Unauthorized("missing bearer token")
+    if not hmac.compare_digest(value.encode(), token.encode()):
+        raise Unauthorized("invalid admin token")
+    return f"api:{state.settings.admin_token_name}"
+
+
+AdminDep = Annotated[str, Depends(require_admin)]

@@ -1,0 +1,143 @@
+"""create_app(settings, ...): wire the stores, engines and routes; start and stop background work."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from shadowswitch.api import admin, chat, health
+from shadowswitch.api.deps import AppState
+from shadowswitch.engines.base import LocalEngine
+from shadowswitch.engines.generative import LiteLLMEngine
+from shadowswitch.errors import ShadowswitchError
+from shadowswitch.feedback import Feedback
+from shadowswitch.metrics import Metrics
+from shadowswitch.pipeline import Pipeline
+from shadowswitch.policy import load_policies
+from shadowswitch.settings import Settings
+from shadowswitch.store import db
+from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.live import LiveRollouts
+from shadowswitch.store.rollouts import RolloutStore
+
+log = logging.getLogger(__name__)
+LocalFactory = Callable[[], LocalEngine]
+
+
+def create_app(
+    settings: Settings,
+    *,
+    local_factory: LocalFactory | None = None,
+    generative: LiteLLMEngine | None = None,
+) -> FastAPI:
+    """The proxy. `local_factory` builds the local engine (default: embedded models, loaded at start)."""
+    policies = load_policies(settings.policies)  # raises PolicyError before anything starts
+    engine = db.make_engine(settings.db_url)
+    decisions = DecisionStore(engine)
+    recorder = DecisionRecorder(decisions)
+    rollout_store = RolloutStore(engine)
+    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s)
+    feedback = Feedback(decisions, policies)
+    metrics = Metrics()
+    pipeline = Pipeline(
+        policies, generative or LiteLLMEngine(), recorder, live, outcomes=feedback, metrics=metrics
+    )
+    state = AppState(
+        settings, policies, pipeline, decisions, recorder, rollout_store, live, feedback, metrics
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(db.upgrade, settings.db_url)
+        await anyio.to_thread.run_sync(rollout_store.sync_policies, policies.policies)
+        await live.refresh()
+        recorder.start()
+        live.start()
+        loading = asyncio.create_task(_load_local(state, local_factory, settings))
+        try:
+            yield
+        finally:
+            loading.cancel()
+            await pipeline.drain()
+            await live.stop()
+            await recorder.stop()
+            engine.dispose()
+
+    app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.shadowswitch = state
+    for module in (chat, admin, health):
+        app.include_router(module.router)
+    _install_error_handlers(app)
+    return app
+
+
+async def _load_local(state: AppState, factory: LocalFactory | None, settings: Settings) -> None:
+    """Load the local models off the event loop; the proxy serves generatively meanwhile."""
+    if factory is None and not settings.load_models:
+        state.models_ready = True  # nothing to load: generative only, by configuration
+        return
+    try:
+        build = factory or _embedded_factory(settings)
+        state.pipeline.local = await anyio.to_thread.run_sync(build)
+        state.models_ready = True
+        log.info("local engine ready")
+    except Exception:
+        log.exception("could not load the local engine; serving generatively only")
+
+
+def _embedded_factory(settings: Settings) -> LocalFactory:
+    def build() -> LocalEngine:
+        from shadowswitch.engines.local import create_engine
+
+        engine: LocalEngine = create_engine(cache_dir=settings.model_cache)
+        return engine
+
+    return build
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ShadowswitchError)
+    async def on_error(_request: Request, exc: ShadowswitchError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
+        param = ".".join(str(p) for p in first.get("loc", []))
+        body = {
+            "error": {
+                "message": f"{param}: {first.get('msg', 'invalid request')}",
+                "type": "invalid_request_error",
+                "param": param,
+                "code": None,
+            }
+        }
+        return JSONResponse(body, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def on_http(_request: Request, exc: HTTPException) -> JSONResponse:
+        kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
+        body = {"error": {"message": str(exc.detail), "type": kind, "param": None, "code": None}}
+        return JSONResponse(body, status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def on_unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        body = {
+            "error": {
+                "message": f"internal error: {type(exc).__name__}",
+                "type": "server_error",
+                "param": None,
+                "code": None,
+            }
+        }
+        return JSONResponse(body, status_code=500)

@@ -1,0 +1,211 @@
+"""The `shadowswitch` command: commands only, no logic."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(
+    help="Move an agent's decision calls onto a small local model, safely.", no_args_is_help=True
+)
+policy_app = typer.Typer(help="Check policy files.", no_args_is_help=True)
+rollout_app = typer.Typer(help="See and change rollouts (acts on the database).", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema and retention.", no_args_is_help=True)
+app.add_typer(policy_app, name="policy")
+app.add_typer(rollout_app, name="rollout")
+app.add_typer(db_app, name="db")
+
+console = Console()
+err = Console(stderr=True)
+
+DbOpt = Annotated[str | None, typer.Option("--db", help="Database URL [env SHADOWSWITCH_DB_URL]")]
+
+
+def _settings(**overrides: Any) -> Any:
+    from shadowswitch.settings import Settings
+
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _env() -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind [default 127.0.0.1]")] = None,
+    port: Annotated[int | None, typer.Option(help="Port [default 8787]")] = None,
+    policies: Annotated[Path | None, typer.Option(help="Policy directory [default ./policies]")] = None,
+    db: DbOpt = None,
+    no_models: Annotated[
+        bool, typer.Option("--no-models", help="Generative only: load no local model")
+    ] = False,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
+) -> None:
+    """Run the proxy (OpenAI-compatible, on /v1)."""
+    _env()
+    import logging
+
+    import uvicorn
+
+    from shadowswitch.app import create_app
+    from shadowswitch.errors import PolicyError
+
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = _settings(host=host, port=port, policies=policies, db_url=db)
+    if no_models:
+        settings.load_models = False
+    try:
+        application = create_app(settings)
+    except PolicyError as exc:
+        for line in exc.problems:
+            typer.echo(line, err=True)
+        raise typer.Exit(1) from None
+    uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.lower())
+
+
+@policy_app.command("check")
+def policy_check(
+    path: Annotated[Path, typer.Argument(help="Policy directory or file")] = Path("policies"),
+) -> None:
+    """Validate policies: exit 0 when valid; 1 with `file:line: field: message` lines."""
+    from shadowswitch.errors import PolicyError
+    from shadowswitch.policy import load_policies
+
+    directory = path if path.is_dir() else path.parent
+    try:
+        loaded = load_policies(directory)
+    except PolicyError as exc:
+        problems = [p for p in exc.problems if path.is_dir() or p.startswith(str(path))]
+        if problems:
+            for line in problems:
+                typer.echo(line)
+            raise typer.Exit(1) from None
+        loaded = None
+    count = len(loaded.policies) if loaded else 1
+    console.print(f"ok: {count} polic{'y' if count == 1 else 'ies'} valid in {path}")
+
+
+def _stores(db: str | None) -> tuple[Any, Any]:
+    from shadowswitch.store import db as database
+    from shadowswitch.store.decisions import DecisionStore
+    from shadowswitch.store.rollouts import RolloutStore
+
+    url = _settings(db_url=db).db_url
+    database.upgrade(url)
+    engine = database.make_engine(url)
+    return RolloutStore(engine), DecisionStore(engine)
+
+
+@rollout_app.command("status")
+def rollout_status(db: DbOpt = None, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Mode, percent and breaker of every task type, and the latest audit events."""
+    from shadowswitch.store.rollouts import audit_json, rollout_json
+
+    rollouts, _ = _stores(db)
+    rows = [rollout_json(r) for r in rollouts.list()]
+    events = [audit_json(e) for e in rollouts.audit(limit=10)]
+    if as_json:
+        print(json.dumps({"rollouts": rows, "audit": events}, indent=2))
+        return
+    table = Table("task type", "mode", "percent", "breaker", "failures", "updated")
+    for r in rows:
+        b = r["breaker"]
+        table.add_row(
+            r["task_type"],
+            r["mode"],
+            f"{r['percent']:g}%",
+            b["state"],
+            str(b["consecutive_failures"]),
+            r["updated_at"] or "",
+        )
+    console.print(table if rows else "no task types yet: start `shadowswitch serve` with policies")
+    if events:
+        log = Table("when", "task type", "who", "what", "change", "reason", title="latest changes")
+        for e in events:
+            old, new = e["old"], e["new"]
+            change = f"{old['mode']} {_pct(old['percent'])} → {new['mode']} {_pct(new['percent'])}"
+            log.add_row(e["at"][:19], e["task_type"], e["actor"], e["kind"], change, e["reason"] or "")
+        console.print(log)
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{value:g}%"
+
+
+@rollout_app.command("set")
+def rollout_set(
+    task: Annotated[str, typer.Argument(help="Task type")],
+    percent: Annotated[float | None, typer.Option(help="Share of sticky keys served locally (0-100)")] = None,
+    mode: Annotated[str | None, typer.Option(help="off | shadow | canary")] = None,
+    reason: Annotated[str | None, typer.Option(help="Why (kept in the audit log)")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Change a task type's rollout; every server sees it within a second."""
+    from shadowswitch.errors import ShadowswitchError
+    from shadowswitch.store.rollouts import rollout_json
+
+    if percent is None and mode is None:
+        err.print("give --percent N or --mode off|shadow|canary")
+        raise typer.Exit(2)
+    rollouts, _ = _stores(db)
+    try:
+        row = rollouts.set(task, actor=f"cli:{getpass.getuser()}", mode=mode, percent=percent, reason=reason)
+    except ShadowswitchError as exc:
+        err.print(f"error: {exc.message}")
+        raise typer.Exit(1) from None
+    r = rollout_json(row)
+    console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}% (breaker {r['breaker']['state']})")
+
+
+@db_app.command("upgrade")
+def db_upgrade(db: DbOpt = None) -> None:
+    """Create or migrate the database schema to the latest version."""
+    from shadowswitch.store import db as database
+
+    url = _settings(db_url=db).db_url
+    database.upgrade(url)
+    console.print(f"database at head: {_redact(url)}")
+
+
+@db_app.command("prune")
+def db_prune(
+    older_than: Annotated[str, typer.Option("--older-than", help="Age like 30d, 12h, 90m")] = "30d",
+    db: DbOpt = None,
+) -> None:
+    """Delete decision records older than the given age."""
+    before = datetime.now(UTC) - parse_age(older_than)
+    _, decisions = _stores(db)
+    console.print(f"deleted {decisions.prune(before)} decisions older than {older_than}")
+
+
+def parse_age(text: str) -> timedelta:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text)
+    if not match:
+        err.print(f"error: cannot read the age {text!r}; use e.g. 30d, 12h, 90m")
+        raise typer.Exit(2)
+    unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[match.group(2)]
+    return timedelta(**{unit: float(match.group(1))})
+
+
+def _redact(url: str) -> str:
+    return re.sub(r"//([^:/@]+):[^@]+@", r"//\1:***@", url)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

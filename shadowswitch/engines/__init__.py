@@ -1,0 +1,1 @@
+"""Engines: the local constrained-choice engine and the generative (LiteLLM) path."""

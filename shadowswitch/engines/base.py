@@ -1,0 +1,58 @@
+"""What the pipeline needs from an engine: small Protocols and the local engine's result."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from shadowswitch.policy.models import Policy, Upstream
+
+ChoiceKind = Literal["tool", "no_tool", "action", "enum"]
+
+
+@dataclass
+class ScoredCandidate:
+    id: str  # tool name, action id, enum value as text, or "__no_tool__"
+    score: float  # the scorer's raw score
+    prob: float  # normalised over the candidates shown to the model
+
+
+@dataclass
+class Choice:
+    """The local engine's decision for one request.
+
+    `abstain_reason` set means: do not serve this; hand the request to the
+    generative path (low confidence, small margin, nothing to choose from...).
+    `fill_generative` means the choice stands but the upstream must write the
+    rest (arguments with the tool forced, an action's free text, or the text
+    of a no-tool answer).
+    """
+
+    kind: ChoiceKind
+    name: str | None  # tool name / action id / enum value; None for no_tool
+    arguments: dict[str, Any] | None = None  # tool arguments, or action slot values
+    content: str | None = None  # rendered message content (actions, schema_enum)
+    candidates: list[ScoredCandidate] = field(default_factory=list)
+    confidence: float = 0.0
+    margin: float = 0.0
+    abstain_reason: str | None = None
+    fill_generative: bool = False
+    timings_ms: dict[str, float] = field(default_factory=dict)  # candidates/scoring/arguments
+
+
+class LocalEngine(Protocol):
+    """Chooses among candidates. CPU-bound: the pipeline awaits it off the event loop."""
+
+    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice: ...
+
+    @property
+    def ready(self) -> bool: ...
+
+
+class GenerativeEngine(Protocol):
+    """The old path: an upstream LLM through LiteLLM."""
+
+    async def complete(self, request: dict[str, Any], upstream: Upstream) -> dict[str, Any]: ...
+
+    def stream(self, request: dict[str, Any], upstream: Upstream) -> AsyncIterator[dict[str, Any]]: ...

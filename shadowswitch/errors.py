@@ -1,0 +1,83 @@
+"""One error tree; each error knows its HTTP status and OpenAI error type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ShadowswitchError(Exception):
+    status_code = 500
+    error_type = "server_error"
+
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.code = code
+        self.headers: dict[str, str] = {}
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.error_type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
+
+
+class BadRequest(ShadowswitchError):
+    status_code = 400
+    error_type = "invalid_request_error"
+
+
+class Unprocessable(BadRequest):
+    status_code = 422
+
+
+class PayloadTooLarge(BadRequest):
+    status_code = 413
+
+
+class Unauthorized(ShadowswitchError):
+    status_code = 401
+    error_type = "authentication_error"
+
+
+class Forbidden(ShadowswitchError):
+    status_code = 403
+    error_type = "permission_error"
+
+
+class NotFound(ShadowswitchError):
+    status_code = 404
+    error_type = "not_found_error"
+
+
+class UpstreamError(ShadowswitchError):
+    """The generative upstream failed; `status_code` is 502, 504 or the upstream's own 4xx."""
+
+    status_code = 502
+    error_type = "upstream_error"
+
+    def __init__(self, message: str, *, status_code: int = 502, code: str | None = None):
+        super().__init__(message, code=code)
+        self.status_code = status_code
+
+
+class UpstreamTimeout(UpstreamError):
+    def __init__(self, message: str):
+        super().__init__(message, status_code=504, code="upstream_timeout")
+
+
+class PolicyError(ShadowswitchError):
+    """A policy file is invalid; `problems` are `file:line: field: message` lines."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class EngineError(ShadowswitchError):
+    """The local engine failed on a request (counted by the breaker)."""

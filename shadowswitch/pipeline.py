@@ -1,0 +1,339 @@
+"""The one place that knows the order of the steps.
+
+classify → rollout route (sticky bucket) → local engine or generative (LiteLLM)
+→ validate → record → breaker → response; shadow and comparison runs in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from shadowswitch import openai_format as wire
+from shadowswitch.classify import UNCLASSIFIED, classify
+from shadowswitch.engines.base import Choice, LocalEngine
+from shadowswitch.engines.generative import LiteLLMEngine
+from shadowswitch.errors import ShadowswitchError, UpstreamError
+from shadowswitch.metrics import Metrics
+from shadowswitch.policy.models import Policy, PolicySet, Upstream
+from shadowswitch.record import apply_choice, apply_verdict, choice_json, compare, message_of
+from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
+from shadowswitch.rollout import sticky_key as make_sticky_key
+from shadowswitch.store.decisions import DecisionRecorder
+from shadowswitch.store.live import LiveRollouts
+from shadowswitch.store.tables import Decision
+from shadowswitch.validate import check_answer
+
+log = logging.getLogger(__name__)
+MAX_BACKGROUND = 32  # shadow/compare runs beyond this are skipped, not queued without end
+
+
+class Outcomes(Protocol):
+    """Where local-path outcomes and incoming tool results go (the breaker and feedback)."""
+
+    async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None: ...
+
+    async def observe_request(self, request: dict[str, Any], policy: Policy | None) -> None: ...
+
+
+@dataclass
+class Incoming:
+    body: dict[str, Any]
+    task_header: str | None = None
+    session: str | None = None
+
+
+@dataclass
+class Reply:
+    decision_id: str
+    task_type: str
+    path: str
+    body: dict[str, Any] | None = None
+    stream: AsyncIterator[bytes] | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return reply_headers(self.decision_id, self.task_type, self.path)
+
+
+@dataclass
+class Context:
+    """One snapshot of everything a request's handling depends on, read once at the start."""
+
+    request: dict[str, Any]
+    task_type: str
+    policy: Policy | None
+    upstream: Upstream
+    route: Route
+    decision: Decision
+    started: float = field(default_factory=time.perf_counter)
+    upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
+class Pipeline:
+    def __init__(
+        self,
+        policies: PolicySet,
+        generative: LiteLLMEngine,
+        recorder: DecisionRecorder,
+        rollouts: LiveRollouts,
+        local: LocalEngine | None = None,
+        outcomes: Outcomes | None = None,
+        metrics: Metrics | None = None,
+    ):
+        self.policies = policies
+        self.generative = generative
+        self.recorder = recorder
+        self.rollouts = rollouts
+        self.local = local
+        self.outcomes = outcomes
+        self.metrics = metrics
+        self._background: set[asyncio.Task[None]] = set()
+
+    async def handle(self, incoming: Incoming) -> Reply:
+        ctx = self._context(incoming)
+        if self.outcomes:
+            self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
+        if ctx.route == "local" and ctx.policy is not None:
+            reply = await self._try_local(ctx, ctx.policy)
+            if reply is not None:
+                return reply
+        return await self._generative(ctx, stream=bool(ctx.request.get("stream")))
+
+    def _context(self, incoming: Incoming) -> Context:
+        request = incoming.body
+        task = classify(request, incoming.task_header, self.policies)
+        policy = self.policies.policies.get(task) if task else None
+        view = self.rollouts.view(task) if task else None
+        sticky_kind = policy.rollout.sticky_key if policy else "session"
+        key = make_sticky_key(request, incoming.session, sticky_kind)
+        route: Route = choose_route(task, key, view) if task and view else "generative"
+        if route == "local" and (self.local is None or not self.local.ready):
+            route = "generative"  # models not loaded (yet): serve, and say so in the record
+        decision = Decision(
+            id=uuid.uuid4().hex,
+            task_type=task or UNCLASSIFIED,
+            path="generative",
+            route=route,
+            mode=view.mode if view else "off",
+            sticky_hash=hash_key(key),
+            conversation_hash=conversation_key(request),
+            stream=bool(request.get("stream")),
+            model=str(request.get("model")) if request.get("model") else None,
+        )
+        upstream = policy.upstream if policy else self.policies.defaults.upstream
+        return Context(request, task or UNCLASSIFIED, policy, upstream, route, decision)
+
+    # -- local ---------------------------------------------------------------------------
+
+    async def _try_local(self, ctx: Context, policy: Policy) -> Reply | None:
+        """Serve from the local engine, or return None to fall back to the generative path."""
+        assert self.local is not None
+        try:
+            choice = await self.local.decide(ctx.request, policy)
+        except Exception as exc:
+            log.exception("local engine failed on task %s", ctx.task_type)
+            ctx.decision.error = f"local engine error: {exc}"
+            return self._fall_back(ctx, policy, "error")
+        apply_choice(ctx.decision, choice)
+        if choice.abstain_reason:
+            return self._fall_back(ctx, policy, "abstain")
+        if choice.fill_generative:
+            ctx.upstream_request = _constrained(ctx.request, choice)
+            return None
+        body = wire.completion(str(ctx.request.get("model") or "shadowswitch-local"), message_of(choice))
+        verdict = check_answer(ctx.request, body["choices"][0]["message"], _actions(policy))
+        apply_verdict(ctx.decision, verdict)
+        if not verdict.valid:
+            return self._fall_back(ctx, policy, "invalid")
+        ctx.decision.path = "local"
+        self._local_event(policy, ctx.decision.id, "valid")
+        if should_compare(ctx.decision.id, policy.rollout.compare_percent):
+            self._spawn(self._compare_generative(ctx, choice))
+        return self._finish(ctx, body)
+
+    def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
+        ctx.decision.path = "fallback"
+        self._local_event(policy, ctx.decision.id, event)
+        return None
+
+    def _local_event(self, policy: Policy, decision_id: str, event: str) -> None:
+        if self.outcomes:
+            self._spawn(self.outcomes.local_outcome(policy, decision_id, event))
+
+    # -- generative ----------------------------------------------------------------------
+
+    async def _generative(self, ctx: Context, stream: bool) -> Reply:
+        request = ctx.upstream_request or ctx.request
+        try:
+            ctx.decision.upstream_model = self.generative.upstream_model(request, ctx.upstream)
+            if stream:
+                chunks = await self.generative.open_stream(request, ctx.upstream)
+                return Reply(
+                    ctx.decision.id, ctx.task_type, ctx.decision.path, stream=self._relay(ctx, chunks)
+                )
+            body = await self.generative.complete(request, ctx.upstream)
+        except ShadowswitchError as exc:
+            self._record_failure(ctx, exc)
+            exc.headers.update(reply_headers(ctx.decision.id, ctx.task_type, ctx.decision.path))
+            raise
+        verdict = check_answer(
+            request, body["choices"][0]["message"] if body.get("choices") else {}, _actions(ctx.policy)
+        )
+        apply_verdict(ctx.decision, verdict)
+        self._after_generative(ctx, message_of_body(body))
+        return self._finish(ctx, body)
+
+    async def _relay(self, ctx: Context, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+        """Forward a stream chunk by chunk, and record it once it has ended (or broken off)."""
+        joined = wire.MessageAccumulator()
+        try:
+            async for chunk in chunks:
+                joined.add(chunk)
+                yield wire.sse(chunk)
+            yield wire.sse("[DONE]")
+        except UpstreamError as exc:
+            ctx.decision.error = exc.message
+            ctx.decision.status_code = exc.status_code
+            yield wire.sse(exc.body())
+        finally:
+            message = joined.message()
+            apply_verdict(
+                ctx.decision, check_answer(ctx.upstream_request or ctx.request, message, _actions(ctx.policy))
+            )
+            if joined.usage:
+                ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
+                ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
+            self._after_generative(ctx, message)
+            self._record(ctx, message)
+
+    def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
+        if ctx.route == "shadow" and ctx.policy is not None and self.local is not None:
+            self._spawn(self._shadow_local(ctx, ctx.policy, message))
+
+    # -- background comparisons ----------------------------------------------------------
+
+    async def _shadow_local(self, ctx: Context, policy: Policy, served: dict[str, Any]) -> None:
+        assert self.local is not None
+        try:
+            choice = await self.local.decide(ctx.request, policy)
+        except Exception as exc:
+            self.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
+            return
+        agreement = None if choice.abstain_reason else compare(message_of(choice), served)
+        self.recorder.update(ctx.decision.id, shadow=choice_json(choice), agreement=agreement)
+        if agreement is False and policy.breaker.count_disagreement:
+            await self._outcome(policy, ctx.decision.id, "disagree")
+
+    async def _compare_generative(self, ctx: Context, choice: Choice) -> None:
+        started = time.perf_counter()
+        try:
+            body = await self.generative.complete(ctx.request, ctx.upstream)
+        except ShadowswitchError as exc:
+            self.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
+            return
+        message = message_of_body(body)
+        agreement = compare(message_of(choice), message)
+        shadow = {
+            "path": "generative",
+            "message": message,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+        self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
+        if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
+            await self._outcome(ctx.policy, ctx.decision.id, "disagree")
+
+    async def _outcome(self, policy: Policy, decision_id: str, event: str) -> None:
+        if self.outcomes:
+            await self.outcomes.local_outcome(policy, decision_id, event)
+
+    def _spawn(self, work: Any) -> None:
+        if len(self._background) >= MAX_BACKGROUND:
+            work.close()
+            log.warning("background work skipped: %d runs already pending", MAX_BACKGROUND)
+            return
+        task = asyncio.create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        """Wait for background shadow/compare runs (shutdown and tests)."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    # -- record --------------------------------------------------------------------------
+
+    def _finish(self, ctx: Context, body: dict[str, Any]) -> Reply:
+        usage = body.get("usage") or {}
+        ctx.decision.prompt_tokens = usage.get("prompt_tokens")
+        ctx.decision.completion_tokens = usage.get("completion_tokens")
+        message = message_of_body(body)
+        self._record(ctx, message)
+        if ctx.request.get("stream"):
+            include_usage = bool((ctx.request.get("stream_options") or {}).get("include_usage"))
+            return Reply(
+                ctx.decision.id,
+                ctx.task_type,
+                ctx.decision.path,
+                stream=_replay(wire.chunks(body, include_usage)),
+            )
+        return Reply(ctx.decision.id, ctx.task_type, ctx.decision.path, body=body)
+
+    def _record_failure(self, ctx: Context, exc: ShadowswitchError) -> None:
+        ctx.decision.error = exc.message
+        ctx.decision.status_code = exc.status_code
+        ctx.decision.valid = False
+        self._record(ctx, {})
+
+    def _record(self, ctx: Context, message: dict[str, Any]) -> None:
+        ctx.decision.latency_ms = round(ctx.elapsed_ms(), 3)
+        calls = [c.get("id") for c in message.get("tool_calls") or [] if c.get("id")]
+        self.recorder.record(ctx.decision, calls)
+        if self.metrics:
+            self.metrics.observe(ctx.decision)
+
+
+def reply_headers(decision_id: str, task_type: str, path: str) -> dict[str, str]:
+    return {
+        "X-Shadowswitch-Decision-Id": decision_id,
+        "X-Shadowswitch-Task": task_type,
+        "X-Shadowswitch-Path": path,
+    }
+
+
+def message_of_body(body: dict[str, Any]) -> dict[str, Any]:
+    choices = body.get("choices") or [{}]
+    return dict(choices[0].get("message") or {})
+
+
+def _actions(policy: Policy | None) -> set[str] | None:
+    if policy is None or policy.engine.candidates != "actions":
+        return None
+    names = set()
+    for action in policy.actions:
+        output = action.output
+        names.add(output.get("action", action.id) if isinstance(output, dict) else action.id)
+    return names
+
+
+def _constrained(request: dict[str, Any], choice: Choice) -> dict[str, Any]:
+    """The request for the upstream when the choice is local but the upstream writes the rest."""
+    if choice.kind == "tool" and choice.name:
+        return {**request, "tool_choice": {"type": "function", "function": {"name": choice.name}}}
+    if choice.kind == "no_tool":
+        return {**request, "tool_choice": "none"}
+    return request
+
+
+async def _replay(chunks: Any) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield wire.sse(chunk)
+    yield wire.sse("[DONE]")

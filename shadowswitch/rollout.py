@@ -1,0 +1,86 @@
+"""Which path serves a request: sticky percentage buckets per task type, pure and deterministic."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from shadowswitch.classify import message_text
+
+Route = Literal["generative", "local", "shadow"]
+
+
+@dataclass(frozen=True)
+class RolloutView:
+    """What the pipeline needs of a task type's live rollout state."""
+
+    mode: str  # off | shadow | canary
+    percent: float
+    breaker_state: str = "closed"  # closed | open | half_open
+    reprobe_percent: float = 0.0
+
+    @property
+    def local_percent(self) -> float:
+        """The share of keys served locally right now, the breaker taken into account."""
+        if self.mode != "canary" or self.breaker_state == "open":
+            return 0.0
+        if self.breaker_state == "half_open":
+            return min(self.percent, self.reprobe_percent) if self.percent else 0.0
+        return self.percent
+
+
+def bucket(task_type: str, key: str) -> float:
+    """A stable point in [0, 100) for (task type, key); the same everywhere, forever."""
+    digest = hashlib.sha256(f"{task_type}\x00{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 * 100
+
+
+def in_local_group(task_type: str, key: str, percent: float) -> bool:
+    """Raising `percent` only adds keys: a key inside stays inside."""
+    return bucket(task_type, key) < percent
+
+
+def choose_route(task_type: str, key: str, view: RolloutView) -> Route:
+    if view.mode == "shadow":
+        return "shadow"
+    if in_local_group(task_type, key, view.local_percent):
+        return "local"
+    return "generative"
+
+
+def should_compare(decision_id: str, compare_percent: float) -> bool:
+    """Sample local answers for a background generative comparison."""
+    return bucket("compare", decision_id) < compare_percent
+
+
+def conversation_key(request: dict[str, Any]) -> str:
+    """Identity of a conversation: its opening (system prompt + first user turn)."""
+    opening = []
+    for message in request.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        opening.append(f"{message.get('role')}:{message_text(message)}")
+        if message.get("role") == "user":
+            break
+    return hash_key(json.dumps(opening))
+
+
+def sticky_key(request: dict[str, Any], session: str | None, kind: str = "session") -> str:
+    """The key a request is bucketed by: the policy's choice, falling back sensibly."""
+    user = request.get("user") if isinstance(request.get("user"), str) else None
+    order = {
+        "session": (session, user),
+        "user": (user, session),
+        "conversation": (),
+    }[kind]
+    for value in order:
+        if value:
+            return value
+    return conversation_key(request)
+
+
+def hash_key(key: str) -> str:
+    """What is stored instead of a raw key."""
+    return hashlib.sha256(key.encode()).hexdigest()[:32]

@@ -1,0 +1,97 @@
+"""The database tables. Created and changed only by the alembic migrations in `migrations/`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Text
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _when(index: bool = False) -> Any:
+    return Field(default_factory=utcnow, sa_type=DateTime(timezone=True), index=index)
+
+
+class Decision(SQLModel, table=True):
+    """One chat completion through the proxy, and what each path did with it."""
+
+    id: str = Field(primary_key=True, max_length=32)
+    created_at: datetime = _when(index=True)
+    task_type: str = Field(index=True, max_length=64)
+    path: str = Field(max_length=16)  # local | generative | fallback
+    route: str = Field(max_length=16)  # what rollout asked for: local | generative | shadow
+    mode: str = Field(max_length=16)  # the task type's mode at the time
+    sticky_hash: str | None = Field(default=None, max_length=64)
+    conversation_hash: str | None = Field(default=None, max_length=64, index=True)
+    stream: bool = False
+    model: str | None = Field(default=None, max_length=200)  # what the agent asked for
+    upstream_model: str | None = Field(default=None, max_length=200)
+    status_code: int = 200
+    latency_ms: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    valid: bool | None = None
+    invalid_reason: str | None = Field(default=None, sa_column=Column(Text))
+    error: str | None = Field(default=None, sa_column=Column(Text))
+    success: bool | None = None
+    feedback_reason: str | None = Field(default=None, sa_column=Column(Text))
+    chosen: str | None = Field(default=None, max_length=200)
+    arguments: Any = Field(default=None, sa_column=Column(JSON))
+    confidence: float | None = None
+    margin: float | None = None
+    abstain_reason: str | None = Field(default=None, sa_column=Column(Text))
+    candidates: Any = Field(default=None, sa_column=Column(JSON))
+    timings_ms: Any = Field(default=None, sa_column=Column(JSON))
+    shadow: Any = Field(default=None, sa_column=Column(JSON))  # the other path, when both ran
+    agreement: bool | None = None
+
+
+class ToolCall(SQLModel, table=True):
+    """A tool_call id we answered with: the next request's tool result points back to it."""
+
+    __tablename__ = "tool_call"
+
+    id: str = Field(primary_key=True, max_length=200)
+    decision_id: str = Field(index=True, max_length=32)
+    created_at: datetime = _when()
+
+
+class Rollout(SQLModel, table=True):
+    """The live rollout and breaker state of one task type, shared by every replica."""
+
+    task_type: str = Field(primary_key=True, max_length=64)
+    mode: str = Field(default="off", max_length=16)
+    percent: float = 0.0
+    breaker_state: str = Field(default="closed", max_length=16)  # closed | open | half_open
+    consecutive_failures: int = 0
+    failure_ids: Any = Field(default=None, sa_column=Column(JSON))
+    tripped_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    reprobe_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    reprobe_wait_s: float | None = None
+    half_open_successes: int = 0
+    policy_mode: str | None = Field(default=None, max_length=16)  # last seen in the policy file
+    policy_percent: float | None = None
+    updated_at: datetime = _when()
+
+
+class AuditEvent(SQLModel, table=True):
+    """Every rollout change, by a person or by the breaker."""
+
+    __tablename__ = "audit_event"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = _when(index=True)
+    task_type: str = Field(index=True, max_length=64)
+    actor: str = Field(max_length=200)  # cli:<user>, api:<token name>, policy, breaker
+    kind: str = Field(max_length=16)  # seed | set | policy | trip | reprobe | restore
+    old_mode: str | None = Field(default=None, max_length=16)
+    old_percent: float | None = None
+    new_mode: str | None = Field(default=None, max_length=16)
+    new_percent: float | None = None
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    decision_ids: Any = Field(default=None, sa_column=Column(JSON))

@@ -1,0 +1,139 @@
+"""Is an answer valid for its request, and do two answers agree? Pure functions."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError, ValidationError
+
+
+@dataclass(frozen=True)
+class Verdict:
+    valid: bool
+    reason: str | None = None
+    chosen: str | None = None  # tool name or action, for the record
+    arguments: Any = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """What an answer chose, in a comparable form."""
+
+    name: str | None  # tool / action name; None for a plain answer
+    arguments: Any = None
+
+
+def offered_tools(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    tools = {}
+    for tool in request.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            tools[function["name"]] = function.get("parameters") or {"type": "object"}
+    return tools
+
+
+def check_answer(
+    request: dict[str, Any], message: dict[str, Any], allowed_actions: set[str] | None = None
+) -> Verdict:
+    """Validate an assistant message against what the request offered."""
+    tool_calls = message.get("tool_calls") or []
+    if tool_calls:
+        return _check_tool_calls(offered_tools(request), tool_calls)
+    content = message.get("content")
+    if allowed_actions is not None:
+        return _check_action(content, allowed_actions)
+    return _check_format(request.get("response_format"), content)
+
+
+def _check_tool_calls(offered: dict[str, Any], tool_calls: list[Any]) -> Verdict:
+    first = None
+    for call in tool_calls:
+        function = (call or {}).get("function") or {}
+        name = function.get("name")
+        if name not in offered:
+            return Verdict(False, f"tool {name!r} was not offered", name)
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except (TypeError, json.JSONDecodeError) as exc:
+            return Verdict(False, f"arguments of {name} are not JSON: {exc}", name)
+        problem = schema_problem(offered[name], arguments)
+        if problem:
+            return Verdict(False, f"arguments of {name}: {problem}", name, arguments)
+        first = first or Verdict(True, None, name, arguments)
+    return first or Verdict(False, "empty tool_calls")
+
+
+def _check_action(content: Any, allowed: set[str]) -> Verdict:
+    try:
+        parsed = json.loads(content) if isinstance(content, str) else None
+    except json.JSONDecodeError as exc:
+        return Verdict(False, f"content is not JSON: {exc}")
+    action = parsed.get("action") if isinstance(parsed, dict) else None
+    if action not in allowed:
+        return Verdict(False, f"action {action!r} is not allowed", action)
+    return Verdict(True, None, action, parsed.get("action_input"))
+
+
+def _check_format(response_format: Any, content: Any) -> Verdict:
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if kind not in ("json_object", "json_schema"):
+        return Verdict(content is not None, None if content is not None else "no content")
+    try:
+        parsed = json.loads(content) if isinstance(content, str) else None
+    except json.JSONDecodeError as exc:
+        return Verdict(False, f"content is not JSON: {exc}")
+    if kind == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema") or {}
+        problem = schema_problem(schema, parsed)
+        if problem:
+            return Verdict(False, problem, None, parsed)
+    elif not isinstance(parsed, dict):
+        return Verdict(False, "content is not a JSON object")
+    return Verdict(True, None, None, parsed)
+
+
+def schema_problem(schema: dict[str, Any], value: Any) -> str | None:
+    """None when `value` fits `schema`; else a short reason."""
+    try:
+        validator = _validator(json.dumps(schema, sort_keys=True))
+    except SchemaError:
+        return None  # the agent's own schema is broken: nothing to hold the answer to
+    error = next(iter(validator.iter_errors(value)), None)
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where + ': ' if where else ''}{error.message}"[:300]
+
+
+@lru_cache(maxsize=512)
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def agree(a: Call, b: Call) -> bool:
+    """Same tool/action and the same arguments after normalising."""
+    return a.name == b.name and normalise(a.arguments) == normalise(b.arguments)
+
+
+def normalise(value: Any) -> Any:
+    if isinstance(value, str):
+        return " ".join(value.strip().lower().split())
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in value.items() if v not in (None, "", [], {})}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
+__all__ = ["Call", "ValidationError", "Verdict", "agree", "check_answer", "schema_problem"]

@@ -1,0 +1,34 @@
+"""Alembic is the only schema source: an empty database upgraded to head matches the models."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlmodel import SQLModel
+
+from shadowswitch.store import db, tables  # noqa: F401
+
+
+def _diff(url: str) -> list[object]:
+    db.upgrade(url)
+    engine = db.make_engine(url)
+    with engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
+        names = set(inspect(connection).get_table_names())
+    engine.dispose()
+    assert {"decision", "tool_call", "rollout", "audit_event", "alembic_version"} <= names
+    return list(diff)
+
+
+def test_sqlite_head_matches_models(tmp_path: object) -> None:
+    assert _diff(f"sqlite:///{tmp_path}/m.db") == []
+
+
+def test_postgres_head_matches_models(pg_url: str) -> None:
+    assert _diff(pg_url) == []
+
+
+def test_backend_under_test_head_matches_models(db_url: str) -> None:
+    assert _diff(db_url) == []
+    db.upgrade(db_url)  # idempotent

@@ -1,0 +1,170 @@
+"""The drop-in proxy end to end: the real openai SDK → a real proxy → LiteLLM → a real upstream."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search_flights",
+            "description": "Search flights between two cities",
+            "parameters": {
+                "type": "object",
+                "properties": {"origin": {"type": "string"}, "destination": {"type": "string"}},
+                "required": ["origin", "destination"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "book_hotel",
+            "description": "Book a hotel room in a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
+                "required": ["city", "nights"],
+            },
+        },
+    },
+]
+TRAVEL = {
+    "task_type": "pick_tool",
+    "match": {"tools_include": ["search_flights", "book_hotel"]},
+    "rollout": {"mode": "off"},
+}
+
+
+def client(url: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0)
+
+
+def decision(url: str, decision_id: str) -> dict[str, Any]:
+    response = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}")
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def test_plain_chat_is_forwarded_and_recorded(proxy: Any) -> None:
+    url = proxy()
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "hello there"}], temperature=0.2
+    )
+    completion = raw.parse()
+    assert completion.choices[0].message.content == "echo: hello there"
+    assert raw.headers["x-shadowswitch-task"] == "unclassified"
+    assert raw.headers["x-shadowswitch-path"] == "generative"
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["task_type"] == "unclassified"
+    assert record["path"] == "generative"
+    assert record["valid"] is True
+    assert record["upstream_model"] == "openai/scripted"
+    assert record["prompt_tokens"] == 11 and record["completion_tokens"] == 7
+    assert record["latency_ms"] > 0
+
+
+def test_extra_parameters_reach_the_upstream(proxy: Any, upstream: str) -> None:
+    url = proxy()
+    client(url).chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "params please"}],
+        temperature=0.3,
+        max_tokens=17,
+        seed=5,
+    )
+    seen = httpx.get(upstream.removesuffix("/v1") + "/requests").json()
+    body = next(s["body"] for s in reversed(seen) if "params please" in json.dumps(s["body"]))
+    assert body["temperature"] == 0.3 and body["max_tokens"] == 17 and body["seed"] == 5
+
+
+def test_tools_are_classified_and_answered_with_tool_calls(proxy: Any) -> None:
+    url = proxy(TRAVEL)
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="travel-agent-step",
+        messages=[{"role": "user", "content": "book a hotel in Paris for 2 nights"}],
+        tools=TOOLS,
+        tool_choice="auto",
+        extra_headers={"X-Shadowswitch-Session": "s-1"},
+    )
+    message = raw.parse().choices[0].message
+    assert message.tool_calls and message.tool_calls[0].function.name == "book_hotel"
+    assert raw.headers["x-shadowswitch-task"] == "pick_tool"
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["valid"] is True and record["chosen"] == "book_hotel"
+    assert record["arguments"] == {"city": "x", "nights": 1}
+    assert "s-1" not in json.dumps(record)  # the sticky key is stored hashed, never raw
+
+
+def test_header_names_the_task(proxy: Any) -> None:
+    url = proxy({**TRAVEL, "match": {"model": "something-else"}})
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "hi"}],
+        extra_headers={"X-Shadowswitch-Task": "pick_tool"},
+    )
+    assert raw.headers["x-shadowswitch-task"] == "pick_tool"
+
+
+def test_stream_is_relayed_chunk_by_chunk(proxy: Any) -> None:
+    url = proxy()
+    with client(url).chat.completions.with_streaming_response.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "one two three four"}],
+        stream=True,
+        stream_options={"include_usage": True},
+    ) as response:
+        assert response.headers["x-shadowswitch-path"] == "generative"
+        decision_id = response.headers["x-shadowswitch-decision-id"]
+        chunks = list(response.parse())
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "echo: one two three four"
+    assert len([c for c in chunks if c.choices and c.choices[0].delta.content]) >= 4
+    record = decision(url, decision_id)
+    assert record["stream"] is True and record["valid"] is True
+    assert record["prompt_tokens"] == 11
+
+
+def test_streamed_tool_call_is_joined_and_validated(proxy: Any) -> None:
+    url = proxy(TRAVEL)
+    stream = client(url).chat.completions.create(
+        model="travel-agent-step",
+        messages=[{"role": "user", "content": "search flights from Oslo to Rome"}],
+        tools=TOOLS,
+        stream=True,
+    )
+    calls: dict[int, dict[str, str]] = {}
+    for chunk in stream:
+        for part in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+            call = calls.setdefault(part.index, {"name": "", "arguments": ""})
+            call["name"] += part.function.name or "" if part.function else ""
+            call["arguments"] += part.function.arguments or "" if part.function else ""
+    assert calls[0]["name"] == "search_flights"
+    assert json.loads(calls[0]["arguments"]) == {"origin": "x", "destination": "x"}
+
+
+@pytest.mark.parametrize("kind", ["json_object", "json_schema"])
+def test_response_format_is_forwarded(proxy: Any, kind: str) -> None:
+    url = proxy()
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    fmt: dict[str, Any] = {"type": kind}
+    if kind == "json_schema":
+        fmt["json_schema"] = {"name": "place", "schema": schema}
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "where"}], response_format=fmt
+    )
+    content = raw.parse().choices[0].message.content
+    assert isinstance(json.loads(content or ""), dict)
+    assert decision(url, raw.headers["x-shadowswitch-decision-id"])["valid"] is True
+
+
+def test_models_lists_policy_models(proxy: Any) -> None:
+    url = proxy({**TRAVEL, "match": {"model": "travel-agent-step"}})
+    names = [m.id for m in client(url).models.list()]
+    assert "travel-agent-step" in names
