@@ -12,22 +12,22 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException
-
-from shadowswitch.api import admin, chat, health
+from shadowswitch.api import admin, chat, health, report
 from shadowswitch.api.deps import AppState
 from shadowswitch.engines.base import LocalEngine
+from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.feedback import Feedback
 from shadowswitch.metrics import Metrics
 from shadowswitch.pipeline import Pipeline
-from shadowswitch.policy import load_policies
+from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
+from starlette.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
 LocalFactory = Callable[[], LocalEngine]
@@ -74,7 +74,7 @@ def create_app(
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    for module in (chat, admin, health):
+    for module in (chat, admin, report, health):
         app.include_router(module.router)
     _install_error_handlers(app)
     return app
@@ -86,7 +86,7 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
         state.models_ready = True  # nothing to load: generative only, by configuration
         return
     try:
-        build = factory or _embedded_factory(settings)
+        build = factory or _embedded_factory(settings, state.policies)
         state.pipeline.local = await anyio.to_thread.run_sync(build)
         state.models_ready = True
         log.info("local engine ready")
@@ -94,12 +94,14 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
         log.exception("could not load the local engine; serving generatively only")
 
 
-def _embedded_factory(settings: Settings) -> LocalFactory:
+def _embedded_factory(settings: Settings, policies: PolicySet) -> LocalFactory:
+    """Load one engine per model the policies name (every policy may be switched on at run time)."""
+
     def build() -> LocalEngine:
         from shadowswitch.engines.local import create_engine
 
-        engine: LocalEngine = create_engine(cache_dir=settings.model_cache)
-        return engine
+        specs = {p.engine.model for p in policies.policies.values()}
+        return EngineSet.load(specs, lambda spec: create_engine(spec, cache_dir=settings.model_cache))
 
     return build
 

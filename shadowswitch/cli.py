@@ -58,7 +58,6 @@ def serve(
     import logging
 
     import uvicorn
-
     from shadowswitch.app import create_app
     from shadowswitch.errors import PolicyError
 
@@ -169,6 +168,66 @@ def rollout_set(
     console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}% (breaker {r['breaker']['state']})")
 
 
+@app.command()
+def report(
+    task: Annotated[str | None, typer.Option(help="Only this task type")] = None,
+    since: Annotated[str, typer.Option(help="Window, e.g. 24h, 30m, 7d")] = "24h",
+    as_json: Annotated[bool, typer.Option("--json", help="The JSON the API serves")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Compare the local and generative paths per task type: speed, validity, success, agreement."""
+    from shadowswitch.report import build_report
+    from shadowswitch.store.tables import utcnow
+
+    window = parse_age(since)
+    _, decisions = _stores(db)
+    until = utcnow()
+    result = build_report(decisions.since(until - window, task), until - window, until)
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    _print_report(result)
+
+
+def _print_report(result: dict[str, Any]) -> None:
+    table = Table(
+        "task type",
+        "path",
+        "requests",
+        "p50 ms",
+        "p95 ms",
+        "valid",
+        "success",
+        "agree",
+        "abstain",
+        title=f"since {result['since'][:19]}",
+    )
+    for task in result["task_types"]:
+        for path, s in task["paths"].items():
+            table.add_row(
+                task["task_type"],
+                path,
+                str(s["requests"]),
+                _num(s["latency_ms"]["p50"]),
+                _num(s["latency_ms"]["p95"]),
+                _share(s["valid_rate"]),
+                _share(s["success_rate"]),
+                _share(s["agreement_rate"]),
+                _share(s["abstain_rate"]),
+            )
+        if task["speedup"]:
+            table.add_row(task["task_type"], f"[bold]local is {task['speedup']:g}× faster (p50)[/bold]")
+    console.print(table if result["task_types"] else "no decisions in this window")
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:,.1f}"
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
 @db_app.command("upgrade")
 def db_upgrade(db: DbOpt = None) -> None:
     """Create or migrate the database schema to the latest version."""
@@ -191,12 +250,13 @@ def db_prune(
 
 
 def parse_age(text: str) -> timedelta:
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text)
-    if not match:
-        err.print(f"error: cannot read the age {text!r}; use e.g. 30d, 12h, 90m")
-        raise typer.Exit(2)
-    unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[match.group(2)]
-    return timedelta(**{unit: float(match.group(1))})
+    from shadowswitch.report import parse_since
+
+    try:
+        return parse_since(text)
+    except ValueError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
 
 
 def _redact(url: str) -> str:

@@ -34,7 +34,11 @@ MAX_BACKGROUND = 32  # shadow/compare runs beyond this are skipped, not queued w
 
 
 class Outcomes(Protocol):
-    """Where local-path outcomes and incoming tool results go (the breaker and feedback)."""
+    """Where local-path outcomes and incoming tool results go (the breaker and feedback).
+
+    Local events: valid, pending (valid tool calls, awaiting their result), invalid,
+    error, abstain, disagree.
+    """
 
     async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None: ...
 
@@ -155,7 +159,9 @@ class Pipeline:
         if not verdict.valid:
             return self._fall_back(ctx, policy, "invalid")
         ctx.decision.path = "local"
-        self._local_event(policy, ctx.decision.id, "valid")
+        # tool calls are judged by their tool result in the next request (breaker.py)
+        pending = bool(body["choices"][0]["message"].get("tool_calls"))
+        self._local_event(policy, ctx.decision.id, "pending" if pending else "valid")
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
             self._spawn(self._compare_generative(ctx, choice))
         return self._finish(ctx, body)
@@ -223,13 +229,15 @@ class Pipeline:
 
     async def _shadow_local(self, ctx: Context, policy: Policy, served: dict[str, Any]) -> None:
         assert self.local is not None
+        started = time.perf_counter()
         try:
             choice = await self.local.decide(ctx.request, policy)
         except Exception as exc:
             self.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
             return
+        shadow = {**choice_json(choice), "latency_ms": _ms_since(started)}
         agreement = None if choice.abstain_reason else compare(message_of(choice), served)
-        self.recorder.update(ctx.decision.id, shadow=choice_json(choice), agreement=agreement)
+        self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and policy.breaker.count_disagreement:
             await self._outcome(policy, ctx.decision.id, "disagree")
 
@@ -242,11 +250,7 @@ class Pipeline:
             return
         message = message_of_body(body)
         agreement = compare(message_of(choice), message)
-        shadow = {
-            "path": "generative",
-            "message": message,
-            "latency_ms": round((time.perf_counter() - started) * 1000, 2),
-        }
+        shadow = {"path": "generative", "message": message, "latency_ms": _ms_since(started)}
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
             await self._outcome(ctx.policy, ctx.decision.id, "disagree")
@@ -299,6 +303,10 @@ class Pipeline:
         self.recorder.record(ctx.decision, calls)
         if self.metrics:
             self.metrics.observe(ctx.decision)
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def reply_headers(decision_id: str, task_type: str, path: str) -> dict[str, str]:

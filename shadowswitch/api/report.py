@@ -1,0 +1,27 @@
+"""GET /v1/shadowswitch/report: the same JSON as `shadowswitch report --json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from fastapi import APIRouter
+
+from shadowswitch.api.deps import StateDep
+from shadowswitch.errors import BadRequest
+from shadowswitch.report import build_report, parse_since
+from shadowswitch.store.tables import utcnow
+
+router = APIRouter(prefix="/v1/shadowswitch")
+
+
+@router.get("/report")
+async def report(state: StateDep, task: str | None = None, since: str = "24h") -> dict[str, Any]:
+    try:
+        window = parse_since(since)
+    except ValueError as exc:
+        raise BadRequest(str(exc), param="since") from None
+    await state.recorder.flush()
+    until = utcnow()
+    rows = await anyio.to_thread.run_sync(state.decisions.since, until - window, task or None)
+    return build_report(rows, until - window, until)

@@ -1,0 +1,31 @@
+"""One local engine per model a policy names; requests go to the engine of their policy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from shadowswitch.engines.base import Choice, LocalEngine
+from shadowswitch.errors import EngineError
+from shadowswitch.policy.models import Policy
+
+
+class EngineSet:
+    """A LocalEngine that dispatches on `policy.engine.model` (embedded, an HF dir, a .gguf)."""
+
+    def __init__(self, engines: dict[str, LocalEngine]):
+        self.engines = engines
+
+    @classmethod
+    def load(cls, specs: Iterable[str], build: Callable[[str], LocalEngine]) -> EngineSet:
+        return cls({spec: build(spec) for spec in sorted(set(specs))})
+
+    @property
+    def ready(self) -> bool:
+        return all(engine.ready for engine in self.engines.values())
+
+    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice:
+        engine = self.engines.get(policy.engine.model)
+        if engine is None:
+            raise EngineError(f"no local engine loaded for model {policy.engine.model!r}")
+        return await engine.decide(request, policy)
