@@ -12,6 +12,8 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
 from shadowswitch.api import admin, chat, health, report
 from shadowswitch.api.deps import AppState
 from shadowswitch.engines.base import LocalEngine
@@ -20,14 +22,15 @@ from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.feedback import Feedback
 from shadowswitch.metrics import Metrics
+from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
+from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
-from starlette.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
 LocalFactory = Callable[[], LocalEngine]
@@ -45,14 +48,16 @@ def create_app(
     decisions = DecisionStore(engine)
     recorder = DecisionRecorder(decisions)
     rollout_store = RolloutStore(engine)
-    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s)
-    feedback = Feedback(decisions, policies)
+    breaker = BreakerStore(engine)
+    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s, breaker)
     metrics = Metrics()
+    outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics)
+    live.on_change = outcomes.report  # re-probes happen in the refresh loop
     pipeline = Pipeline(
-        policies, generative or LiteLLMEngine(), recorder, live, outcomes=feedback, metrics=metrics
+        policies, generative or LiteLLMEngine(), recorder, live, outcomes=outcomes, metrics=metrics
     )
     state = AppState(
-        settings, policies, pipeline, decisions, recorder, rollout_store, live, feedback, metrics
+        settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics
     )
 
     @contextlib.asynccontextmanager
@@ -60,6 +65,7 @@ def create_app(
         await anyio.to_thread.run_sync(db.upgrade, settings.db_url)
         await anyio.to_thread.run_sync(rollout_store.sync_policies, policies.policies)
         await live.refresh()
+        await pipeline.generative.warm_up()
         recorder.start()
         live.start()
         loading = asyncio.create_task(_load_local(state, local_factory, settings))

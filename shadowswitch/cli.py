@@ -58,6 +58,7 @@ def serve(
     import logging
 
     import uvicorn
+
     from shadowswitch.app import create_app
     from shadowswitch.errors import PolicyError
 
@@ -108,35 +109,48 @@ def _stores(db: str | None) -> tuple[Any, Any]:
 
 
 @rollout_app.command("status")
-def rollout_status(db: DbOpt = None, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def rollout_status(
+    db: DbOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Everything as JSON")] = False,
+    task: Annotated[str | None, typer.Option(help="Only this task type's audit events")] = None,
+    limit: Annotated[int, typer.Option(help="How many audit events to show", min=1, max=1000)] = 10,
+) -> None:
     """Mode, percent and breaker of every task type, and the latest audit events."""
     from shadowswitch.store.rollouts import audit_json, rollout_json
 
     rollouts, _ = _stores(db)
     rows = [rollout_json(r) for r in rollouts.list()]
-    events = [audit_json(e) for e in rollouts.audit(limit=10)]
+    events = [audit_json(e) for e in rollouts.audit(task, limit=limit)]
     if as_json:
         print(json.dumps({"rollouts": rows, "audit": events}, indent=2))
         return
-    table = Table("task type", "mode", "percent", "breaker", "failures", "updated")
+    console.print(_rollout_table(rows) if rows else "no task types yet: start `shadowswitch serve`")
+    if events:
+        console.print(_audit_table(events))
+
+
+def _rollout_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table("task type", "mode", "percent", "breaker", "failures", "re-probe at", "updated")
     for r in rows:
         b = r["breaker"]
-        table.add_row(
-            r["task_type"],
-            r["mode"],
-            f"{r['percent']:g}%",
-            b["state"],
-            str(b["consecutive_failures"]),
-            r["updated_at"] or "",
-        )
-    console.print(table if rows else "no task types yet: start `shadowswitch serve` with policies")
-    if events:
-        log = Table("when", "task type", "who", "what", "change", "reason", title="latest changes")
-        for e in events:
-            old, new = e["old"], e["new"]
-            change = f"{old['mode']} {_pct(old['percent'])} → {new['mode']} {_pct(new['percent'])}"
-            log.add_row(e["at"][:19], e["task_type"], e["actor"], e["kind"], change, e["reason"] or "")
-        console.print(log)
+        state = b["state"] if b["state"] != "half_open" else f"half-open ({b['half_open_successes']} ok)"
+        when = (b["reprobe_at"] or "")[:19]
+        updated = (r["updated_at"] or "")[:19]
+        failures = str(b["consecutive_failures"])
+        table.add_row(r["task_type"], r["mode"], f"{r['percent']:g}%", state, failures, when, updated)
+    return table
+
+
+def _audit_table(events: list[dict[str, Any]]) -> Table:
+    log = Table("when", "task type", "who", "what", "change", "reason", title="latest changes")
+    for e in events:
+        old, new = e["old"], e["new"]
+        change = f"{old['mode'] or '-'} {_pct(old['percent'])} → {new['mode']} {_pct(new['percent'])}"
+        reason = e["reason"] or ""
+        if e["decision_ids"]:
+            reason += f" [decisions {', '.join(e['decision_ids'])}]"
+        log.add_row((e["at"] or "")[:19], e["task_type"], e["actor"], e["kind"], change, reason)
+    return log
 
 
 def _pct(value: float | None) -> str:

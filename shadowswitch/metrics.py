@@ -8,6 +8,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from shadowswitch.store.tables import Decision, Rollout
 
+BREAKER_STATES = ("closed", "open", "half_open")
+BREAKER_EVENTS = ("trip", "reprobe", "restore")
+MODES = ("off", "shadow", "canary")
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
@@ -35,20 +38,32 @@ class Metrics:
         )
         self.breaker_events = Counter(
             "shadowswitch_breaker_events",
-            "Breaker trips, re-probes and restores",
+            "Breaker transitions made by this replica: trip, reprobe, restore",
             ["task_type", "event"],
             registry=self.registry,
         )
         self.breaker_state = Gauge(
-            "shadowswitch_breaker_open",
-            "1 when a task type's breaker is open, 0.5 half-open",
+            "shadowswitch_breaker_state",
+            "1 for a task type's current breaker state (closed, open, half_open), 0 for the others",
+            ["task_type", "state"],
+            registry=self.registry,
+        )
+        self.breaker_failures = Gauge(
+            "shadowswitch_breaker_consecutive_failures",
+            "Local-path failures in a row so far",
             ["task_type"],
+            registry=self.registry,
+        )
+        self.rollout_mode = Gauge(
+            "shadowswitch_rollout_mode",
+            "1 for a task type's current mode (off, shadow, canary), 0 for the others",
+            ["task_type", "mode"],
             registry=self.registry,
         )
         self.rollout_percent = Gauge(
             "shadowswitch_rollout_percent",
-            "Share of sticky keys served locally",
-            ["task_type", "mode"],
+            "Share of sticky keys the rollout asks to serve locally",
+            ["task_type"],
             registry=self.registry,
         )
 
@@ -60,7 +75,14 @@ class Metrics:
             self.invalid.labels(*labels).inc()
 
     def refresh_rollouts(self, rows: Iterable[Rollout]) -> None:
+        """Set the state gauges from this replica's live view (every label value, so none goes stale)."""
         for row in rows:
-            self.rollout_percent.labels(row.task_type, row.mode).set(row.percent)
-            state = {"closed": 0.0, "half_open": 0.5, "open": 1.0}.get(row.breaker_state, 0.0)
-            self.breaker_state.labels(row.task_type).set(state)
+            task = row.task_type
+            for state in BREAKER_STATES:
+                self.breaker_state.labels(task, state).set(float(row.breaker_state == state))
+            for mode in MODES:
+                self.rollout_mode.labels(task, mode).set(float(row.mode == mode))
+            self.rollout_percent.labels(task).set(row.percent)
+            self.breaker_failures.labels(task).set(row.consecutive_failures)
+            for event in BREAKER_EVENTS:
+                self.breaker_events.labels(task, event)  # 0 until it happens, not absent

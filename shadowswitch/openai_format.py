@@ -102,3 +102,8 @@ class MessageAccumulator:
 def sse(payload: dict[str, Any] | str) -> bytes:
     data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
     return f"data: {data}\n\n".encode()
+
+
+def message_of(body: dict[str, Any]) -> dict[str, Any]:
+    choices = body.get("choices") or [{}]
+    return dict(choices[0].get("message") or {})

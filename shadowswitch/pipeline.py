@@ -19,8 +19,9 @@ from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, LocalEngine
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError, UpstreamError
+from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
-from shadowswitch.policy.models import Policy, PolicySet, Upstream
+from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
 from shadowswitch.record import apply_choice, apply_verdict, choice_json, compare, message_of
 from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollout import sticky_key as make_sticky_key
@@ -77,6 +78,7 @@ class Context:
     decision: Decision
     started: float = field(default_factory=time.perf_counter)
     upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
+    fill_action: Action | None = None  # chosen locally; the upstream writes its text
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -150,11 +152,13 @@ class Pipeline:
         apply_choice(ctx.decision, choice)
         if choice.abstain_reason:
             return self._fall_back(ctx, policy, "abstain")
-        if choice.fill_generative:
-            ctx.upstream_request = _constrained(ctx.request, choice)
+        if choice.fill_generative:  # the choice is local; the upstream writes the rest
+            ctx.decision.path = "fallback"
+            ctx.upstream_request = upstream_request(ctx.request, choice)
+            ctx.fill_action = chosen_action(policy, choice)
             return None
         body = wire.completion(str(ctx.request.get("model") or "shadowswitch-local"), message_of(choice))
-        verdict = check_answer(ctx.request, body["choices"][0]["message"], _actions(policy))
+        verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
         apply_verdict(ctx.decision, verdict)
         if not verdict.valid:
             return self._fall_back(ctx, policy, "invalid")
@@ -181,7 +185,7 @@ class Pipeline:
         request = ctx.upstream_request or ctx.request
         try:
             ctx.decision.upstream_model = self.generative.upstream_model(request, ctx.upstream)
-            if stream:
+            if stream and ctx.fill_action is None:
                 chunks = await self.generative.open_stream(request, ctx.upstream)
                 return Reply(
                     ctx.decision.id, ctx.task_type, ctx.decision.path, stream=self._relay(ctx, chunks)
@@ -191,11 +195,14 @@ class Pipeline:
             self._record_failure(ctx, exc)
             exc.headers.update(reply_headers(ctx.decision.id, ctx.task_type, ctx.decision.path))
             raise
+        if ctx.fill_action is not None:
+            body = with_action_text(body, ctx.fill_action, ctx.decision.arguments or {})
+            request = ctx.request
         verdict = check_answer(
-            request, body["choices"][0]["message"] if body.get("choices") else {}, _actions(ctx.policy)
+            request, body["choices"][0]["message"] if body.get("choices") else {}, allowed_actions(ctx.policy)
         )
         apply_verdict(ctx.decision, verdict)
-        self._after_generative(ctx, message_of_body(body))
+        self._after_generative(ctx, wire.message_of(body))
         return self._finish(ctx, body)
 
     async def _relay(self, ctx: Context, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
@@ -213,7 +220,8 @@ class Pipeline:
         finally:
             message = joined.message()
             apply_verdict(
-                ctx.decision, check_answer(ctx.upstream_request or ctx.request, message, _actions(ctx.policy))
+                ctx.decision,
+                check_answer(ctx.upstream_request or ctx.request, message, allowed_actions(ctx.policy)),
             )
             if joined.usage:
                 ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
@@ -248,7 +256,7 @@ class Pipeline:
         except ShadowswitchError as exc:
             self.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
             return
-        message = message_of_body(body)
+        message = wire.message_of(body)
         agreement = compare(message_of(choice), message)
         shadow = {"path": "generative", "message": message, "latency_ms": _ms_since(started)}
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
@@ -279,7 +287,7 @@ class Pipeline:
         usage = body.get("usage") or {}
         ctx.decision.prompt_tokens = usage.get("prompt_tokens")
         ctx.decision.completion_tokens = usage.get("completion_tokens")
-        message = message_of_body(body)
+        message = wire.message_of(body)
         self._record(ctx, message)
         if ctx.request.get("stream"):
             include_usage = bool((ctx.request.get("stream_options") or {}).get("include_usage"))
@@ -315,30 +323,6 @@ def reply_headers(decision_id: str, task_type: str, path: str) -> dict[str, str]
         "X-Shadowswitch-Task": task_type,
         "X-Shadowswitch-Path": path,
     }
-
-
-def message_of_body(body: dict[str, Any]) -> dict[str, Any]:
-    choices = body.get("choices") or [{}]
-    return dict(choices[0].get("message") or {})
-
-
-def _actions(policy: Policy | None) -> set[str] | None:
-    if policy is None or policy.engine.candidates != "actions":
-        return None
-    names = set()
-    for action in policy.actions:
-        output = action.output
-        names.add(output.get("action", action.id) if isinstance(output, dict) else action.id)
-    return names
-
-
-def _constrained(request: dict[str, Any], choice: Choice) -> dict[str, Any]:
-    """The request for the upstream when the choice is local but the upstream writes the rest."""
-    if choice.kind == "tool" and choice.name:
-        return {**request, "tool_choice": {"type": "function", "function": {"name": choice.name}}}
-    if choice.kind == "no_tool":
-        return {**request, "tool_choice": "none"}
-    return request
 
 
 async def _replay(chunks: Any) -> AsyncIterator[bytes]:

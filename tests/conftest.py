@@ -66,6 +66,14 @@ def write_policies(directory: Path, upstream: str, *policies: dict[str, Any]) ->
     return directory
 
 
+@pytest.fixture(scope="session")
+def local_engine() -> Any:
+    """The real local engine over the embedded models, loaded once for the whole session."""
+    from shadowswitch.engines.local import create_engine
+
+    return create_engine("embedded")
+
+
 ProxyFactory = Callable[..., Any]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import httpx
@@ -129,6 +130,23 @@ def test_stream_is_relayed_chunk_by_chunk(proxy: Any) -> None:
     record = decision(url, decision_id)
     assert record["stream"] is True and record["valid"] is True
     assert record["prompt_tokens"] == 11
+
+
+def test_stream_is_not_buffered(proxy: Any, upstream: str) -> None:
+    url = proxy({"task_type": "drip", "upstream": {"model": None, "api_base": upstream}})
+    started = time.monotonic()
+    arrivals = []
+    stream = client(url).chat.completions.create(
+        model="drip",
+        messages=[{"role": "user", "content": "a b c d e f"}],
+        stream=True,
+        extra_headers={"X-Shadowswitch-Task": "drip"},
+    )
+    for chunk in stream:
+        if chunk.choices and chunk.choices[0].delta.content:
+            arrivals.append(time.monotonic() - started)
+    assert len(arrivals) == 7  # "echo:" and six words, 0.2 s apart upstream
+    assert arrivals[-1] - arrivals[0] > 0.8  # they arrived spread out, as the upstream sent them
 
 
 def test_streamed_tool_call_is_joined_and_validated(proxy: Any) -> None:

@@ -1,4 +1,4 @@
-"""The shadowswitch API: decisions, feedback, rollouts."""
+"""The shadowswitch API: decisions, feedback, rollouts and their audit log (changes need the admin token)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ async def get_decision(decision_id: str, state: StateDep) -> dict[str, Any]:
 async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
     body = validated(FeedbackRequest, parse_json(await request.body(), 64 * 1024))
     await state.recorder.flush()
-    row = await state.feedback.explicit(body.decision_id, body.success, body.reason)
+    row = await state.outcomes.explicit(body.decision_id, body.success, body.reason)
     if row is None:
         raise NotFound(f"no decision {body.decision_id!r}", param="decision_id")
     return decision_json(row)
@@ -39,6 +39,11 @@ async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
 async def list_rollouts(state: StateDep) -> list[dict[str, Any]]:
     rows = await anyio.to_thread.run_sync(state.rollouts.list)
     return [rollout_json(row) for row in rows]
+
+
+@router.get("/rollouts/{task}")
+async def get_rollout(task: str, state: StateDep) -> dict[str, Any]:
+    return rollout_json(await anyio.to_thread.run_sync(state.rollouts.get, task))
 
 
 @router.put("/rollouts/{task}")
@@ -53,7 +58,7 @@ async def set_rollout(task: str, request: Request, state: StateDep, actor: Admin
         )
 
     row = await anyio.to_thread.run_sync(apply)
-    await state.live.refresh()
+    state.live.patch(row)  # this replica at once; the others within a refresh
     return rollout_json(row)
 
 

@@ -9,8 +9,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from shadowswitch.errors import Forbidden, Unauthorized
-from shadowswitch.feedback import Feedback
 from shadowswitch.metrics import Metrics
+from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy.models import PolicySet
 from shadowswitch.settings import Settings
@@ -28,7 +28,7 @@ class AppState:
     recorder: DecisionRecorder
     rollouts: RolloutStore
     live: LiveRollouts
-    feedback: Feedback
+    outcomes: Outcomes  # feedback and the breaker
     metrics: Metrics
     models_ready: bool = False
 
@@ -49,10 +49,16 @@ def require_admin(request: Request, state: StateDep) -> str:
     given = request.headers.get("authorization", "")
     scheme, _, value = given.partition(" ")
     if scheme.lower() != "bearer" or not value:
-        raise Unauthorized("missing bearer token")
-    if not hmac.compare_digest(value.encode(), token.encode()):
-        raise Unauthorized("invalid admin token")
+        raise _challenge("missing bearer token")
+    if not hmac.compare_digest(value.strip().encode(), token.encode()):
+        raise _challenge("invalid admin token")
     return f"api:{state.settings.admin_token_name}"
+
+
+def _challenge(message: str) -> Unauthorized:
+    error = Unauthorized(message)
+    error.headers["WWW-Authenticate"] = "Bearer"
+    return error
 
 
 AdminDep = Annotated[str, Depends(require_admin)]

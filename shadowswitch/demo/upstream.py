@@ -2,7 +2,8 @@
 
 It stands in for the big generative model. What it answers is decided by the request:
 - `model` containing `error-NNN` answers HTTP NNN; `garbage` answers a body that is not JSON;
-  `slow-S` waits S seconds first (also `--delay`, for every request).
+  `slow-S` waits S seconds first (also `--delay`, for every request); `drip` streams a word
+  every 0.2 s.
 - with `tools` (and `tool_choice` not "none"): a tool call to the forced tool, else to the tool
   whose name or description shares most words with the last user message; arguments are filled
   with a value of the right type for every required parameter.
@@ -151,7 +152,7 @@ async def _sse(body: dict[str, Any], message: dict[str, Any]) -> Any:
             yield chunk({"tool_calls": [piece]})
     for word in re.findall(r"\S+\s*", message.get("content") or ""):
         yield chunk({"content": word})
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.2 if "drip" in str(body.get("model")) else 0)
     yield chunk({}, "tool_calls" if message.get("tool_calls") else "stop")
     if (body.get("stream_options") or {}).get("include_usage"):
         usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}

@@ -27,6 +27,16 @@ class LiteLLMEngine:
     def __init__(self) -> None:
         self._litellm = _litellm()
 
+    async def warm_up(self) -> None:
+        """LiteLLM imports much on its first call (over a second): pay that at start, not on a request."""
+        messages = [{"role": "user", "content": "warm-up"}]
+        await self._litellm.acompletion(model="openai/warm-up", messages=messages, mock_response="ok")
+        stream = await self._litellm.acompletion(
+            model="openai/warm-up", messages=messages, mock_response="ok", stream=True
+        )
+        async for _chunk in stream:
+            pass
+
     def upstream_model(self, request: dict[str, Any], upstream: Upstream) -> str:
         model = upstream.model or str(request.get("model") or "")
         if not model:

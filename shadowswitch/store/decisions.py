@@ -37,7 +37,8 @@ class DecisionStore:
         self.engine = engine
 
     def write(self, ops: list[_Insert | _Update]) -> None:
-        with Session(self.engine) as session:
+        # The pipeline still reads these objects (background shadow runs): keep them loaded.
+        with Session(self.engine, expire_on_commit=False) as session:
             for op in ops:
                 if isinstance(op, _Insert):
                     session.add(op.decision)

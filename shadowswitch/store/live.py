@@ -1,7 +1,8 @@
 """An in-process view of every task type's rollout state, refreshed from the database in the background.
 
 The request path reads this dict and never the database; every replica sees a change
-within one refresh interval.
+within one refresh interval. The same loop moves breakers whose wait is over to
+half-open (one replica wins the row lock and audits it; the others see it done).
 """
 
 from __future__ import annotations
@@ -9,23 +10,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
 import anyio
 
 from shadowswitch.policy.models import PolicySet
 from shadowswitch.rollout import RolloutView
-from shadowswitch.store.rollouts import RolloutStore
+from shadowswitch.store.breaker import BreakerStore, Change, Written
+from shadowswitch.store.rollouts import RolloutStore, as_utc
 from shadowswitch.store.tables import Rollout
 
 log = logging.getLogger(__name__)
+OnChange = Callable[[Change], None]
 
 
 class LiveRollouts:
-    def __init__(self, store: RolloutStore, policies: PolicySet, interval_s: float = 0.5):
+    def __init__(
+        self,
+        store: RolloutStore,
+        policies: PolicySet,
+        interval_s: float = 0.5,
+        breaker: BreakerStore | None = None,
+        on_change: OnChange | None = None,
+    ):
         self.store = store
         self.policies = policies
         self.interval_s = interval_s
+        self.breaker = breaker
+        self.on_change = on_change
         self.rows: dict[str, Rollout] = {}
+        self._epoch = 0  # bumped by every local patch
+        self._patched: dict[str, int] = {}  # task type → epoch of its last local patch
         self._task: asyncio.Task[None] | None = None
 
     def view(self, task_type: str) -> RolloutView:
@@ -38,9 +53,41 @@ class LiveRollouts:
             return RolloutView(mode=policy.rollout.mode, percent=policy.rollout.percent)
         return RolloutView(row.mode, row.percent, row.breaker_state, reprobe)
 
+    def patch(self, row: Rollout) -> None:
+        """Take a row this process just committed, without waiting for the next refresh."""
+        self._epoch += 1
+        self._patched[row.task_type] = self._epoch
+        self.rows[row.task_type] = row
+
     async def refresh(self) -> None:
-        rows = await anyio.to_thread.run_sync(self.store.list)
-        self.rows = {row.task_type: row for row in rows}
+        started = self._epoch
+        rows = {row.task_type: row for row in await anyio.to_thread.run_sync(self.store.list)}
+        for task_type, epoch in self._patched.items():
+            if epoch > started and task_type in self.rows:
+                rows[task_type] = self.rows[task_type]  # read before our own newer write: keep ours
+        self.rows = rows
+        await self._advance_breakers()
+
+    async def _advance_breakers(self) -> None:
+        """Open breakers whose re-probe time has come go half-open."""
+        if self.breaker is None:
+            return
+        now = self.breaker.clock()
+        for row in list(self.rows.values()):
+            reprobe_at = as_utc(row.reprobe_at)
+            policy = self.policies.policies.get(row.task_type)
+            if row.breaker_state != "open" or reprobe_at is None or reprobe_at > now or policy is None:
+                continue
+            written = await anyio.to_thread.run_sync(self.breaker.tick, row.task_type, policy.breaker)
+            self.apply(written)
+
+    def apply(self, written: Written | None) -> None:
+        """Patch the view with a committed breaker step and report its transition."""
+        if written is None:
+            return
+        self.patch(written.row)
+        if written.change and self.on_change:
+            self.on_change(written.change)
 
     async def _run(self) -> None:
         while True:
