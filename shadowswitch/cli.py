@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from shadowswitch.bench.cli import bench_app
+
 app = typer.Typer(
     help="Move an agent's decision calls onto a small local model, safely.", no_args_is_help=True
 )
@@ -24,6 +26,7 @@ db_app = typer.Typer(help="Database schema and retention.", no_args_is_help=True
 app.add_typer(policy_app, name="policy")
 app.add_typer(rollout_app, name="rollout")
 app.add_typer(db_app, name="db")
+app.add_typer(bench_app, name="bench")
 
 console = Console()
 err = Console(stderr=True)

@@ -1,0 +1,36 @@
+"""The local constrained-choice engine: a small model chooses among candidates, never writes prose.
+
+Importing this package is cheap; torch and transformers load with the models.
+
+    models = load_models("embedded")     # once, at start (seconds after the first run)
+    engine = ChoiceEngine(models)        # or create_engine()
+    choice = await engine.decide(request, policy)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .models import LoadedModels, default_cache_dir, load_models
+
+if TYPE_CHECKING:
+    from .service import ChoiceEngine
+
+__all__ = ["ChoiceEngine", "LoadedModels", "create_engine", "default_cache_dir", "load_models"]
+
+
+def create_engine(spec: str = "embedded", cache_dir: Path | None = None) -> ChoiceEngine:
+    """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds)."""
+    from .service import ChoiceEngine
+
+    return ChoiceEngine(load_models(spec, cache_dir))
+
+
+def __getattr__(name: str) -> object:
+    # Lazy: the engine imports torch, which the proxy's CLI must not pay for.
+    if name == "ChoiceEngine":
+        from .service import ChoiceEngine
+
+        return ChoiceEngine
+    raise AttributeError(name)

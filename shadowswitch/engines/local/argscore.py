@@ -1,0 +1,116 @@
+"""Score (parameter, value) pairs with simple features and weights fitted on development data."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .params import Param, stem
+from .values import Span
+
+WORDS = re.compile(r"[A-Za-z0-9]+")
+NUMERIC = ("integer", "number")
+NEGATIONS = frozenset(("not", "no", "without", "don't", "dont", "never", "exclude", "disable"))
+
+
+@dataclass(frozen=True)
+class TextIndex:
+    """Word positions of the conversation text, to measure how near a keyword is to a value."""
+
+    text: str
+    starts: tuple[int, ...]
+    stems: tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: str) -> TextIndex:
+        found = list(WORDS.finditer(text))
+        return cls(text, tuple(m.start() for m in found), tuple(stem(m.group(0)) for m in found))
+
+    def word_range(self, span: Span) -> tuple[int, int]:
+        first = next((i for i, s in enumerate(self.starts) if s >= span.start), len(self.starts))
+        last = next((i for i, s in enumerate(self.starts) if s >= span.end), len(self.starts))
+        return first, max(last, first + 1)
+
+    def nearness(self, words: frozenset[str], span: Span) -> tuple[float, float]:
+        """(before, after): 1/distance to the closest keyword on each side of the span."""
+        lo, hi = self.word_range(span)
+        before = max((1 / (lo - i) for i in range(lo) if self.stems[i] in words), default=0.0)
+        after = max(
+            (1 / (i - hi + 1) for i in range(hi, len(self.stems)) if self.stems[i] in words),
+            default=0.0,
+        )
+        return before, after
+
+
+def group(param: Param) -> str:
+    return "num" if param.kind in NUMERIC else "str"
+
+
+def features(
+    param: Param, span: Span, index: TextIndex, similarity: float, order_match: bool
+) -> dict[str, float]:
+    name_before, name_after = index.nearness(param.name_words, span)
+    desc_before, desc_after = index.nearness(param.desc_words - param.name_words, span)
+    desc = str(param.schema.get("description") or "").lower()
+    n_words = len(WORDS.findall(span.text))
+    return {
+        f"kind:{group(param)}:{span.kind}": 1.0,
+        "name_before": name_before,
+        "name_after": name_after,
+        "desc_before": desc_before,
+        "desc_after": desc_after,
+        "similarity": similarity,
+        f"words:{group(param)}": math.log1p(n_words),
+        "order": float(order_match),
+        "in_description": float(len(span.text) > 1 and span.text.lower() in desc),
+        "long_text_param": float(n_words > 4 and _wants_text(param)),
+    }
+
+
+def _wants_text(param: Param) -> bool:
+    hints = {"message", "query", "text", "content", "question", "prompt", "body", "comment"}
+    return bool(param.name_words & hints)
+
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "name_before": 2.0,
+    "name_after": 1.0,
+    "desc_before": 1.0,
+    "desc_after": 0.5,
+    "similarity": 2.0,
+    "order": 1.0,
+    "in_description": 0.5,
+    "long_text_param": 2.0,
+    "words:str": -0.5,
+    "words:num": 0.0,
+    "kind:str:quoted": 1.5,
+    "kind:str:name": 1.0,
+    "kind:str:ident": 1.0,
+    "kind:str:date": 0.5,
+    "kind:str:phrase": 0.0,
+    "kind:str:clause": -1.0,
+    "kind:str:text": -1.5,
+    "kind:num:number": 1.0,
+    "kind:num:percent": -0.5,
+    "kind:num:wordnum": 0.0,
+    "bias": -2.0,
+}
+
+
+def linear(feats: dict[str, float], weights: dict[str, float]) -> float:
+    table = weights or DEFAULT_WEIGHTS
+    return table.get("bias", 0.0) + sum(table.get(k, 0.0) * v for k, v in feats.items())
+
+
+def negated(index: TextIndex, words: frozenset[str]) -> bool:
+    """A keyword of the parameter appears right after a negation ("without tax")."""
+    for i, s in enumerate(index.stems):
+        if s in words and any(index.stems[j] in NEGATIONS for j in range(max(0, i - 3), i)):
+            return True
+    return False
+
+
+def mentioned(index: TextIndex, words: Sequence[str]) -> bool:
+    return any(w in index.stems for w in words)

@@ -1,0 +1,218 @@
+"""Fill a chosen tool's arguments so the call always validates against the tool's JSON schema."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .argscore import TextIndex, features, linear, mentioned, negated
+from .calibration import Calibration
+from .listvalues import list_spans
+from .params import Param, params_of
+from .schema import is_valid, minimal_instance
+from .values import Span, extract
+
+log = logging.getLogger(__name__)
+
+Similarity = Callable[[list[str], list[str]], list[list[float]]]  # params × values cosine
+Decode = Callable[[dict[str, Any], str, dict[str, Any]], Any]  # schema, param, filled → value
+
+
+@dataclass
+class Pair:
+    param: Param
+    span: Span
+    value: Any
+    score: float
+
+
+class ArgumentFiller:
+    def __init__(self, similarity: Similarity, cal: Calibration) -> None:
+        self.similarity = similarity
+        self.cal = cal
+
+    def fill(self, parameters: dict[str, Any], text: str, decode: Decode | None = None) -> dict[str, Any]:
+        """Arguments valid against `parameters`, taken from `text` where it offers values.
+
+        `decode` writes a value with the language model under the parameter's schema; it is
+        the fallback for structured values no written list provides.
+        """
+        params = params_of(parameters)
+        index = TextIndex.of(text)
+        spans = extract(text)
+        args = self._scalars([p for p in params if p.kind in SCALARS], spans, index)
+        lists = list_spans(text)
+        for p in params:
+            if p.kind == "enum":
+                _put(args, p, self._enum(p, index, spans))
+            elif p.kind == "boolean":
+                _put(args, p, choose_bool(p, index))
+            elif p.kind in ("array", "object", "any") and p.name not in args:
+                _put(args, p, self._structured(p, lists, args, decode))
+        return repair(args, params, parameters, decode)
+
+    def _scalars(self, params: list[Param], spans: list[Span], index: TextIndex) -> dict[str, Any]:
+        pairs = self._pairs(params, spans, index)
+        args: dict[str, Any] = {}
+        used: list[Span] = []
+        for pair in sorted(pairs, key=lambda x: -x.score):
+            p = pair.param
+            if p.name in args or any(_overlap(pair.span, u) for u in used):
+                continue
+            if not p.required and pair.score < self.cal.optional_threshold:
+                continue
+            args[p.name] = pair.value
+            used.append(pair.span)
+        return args
+
+    def _pairs(self, params: list[Param], spans: list[Span], index: TextIndex) -> list[Pair]:
+        """Scored pairs; only each parameter's best few (cheap features) reach the encoder."""
+        orders = _order_matches(params, spans)
+        pairs = []
+        for p in params:
+            typed = [(s, v) for s in spans if (v := convert(p, s)) is not None]
+            cheap = [(s, v, self._score(p, s, index, 0.0, orders)) for s, v in typed]
+            pairs += [(p, s, v) for s, v, _ in sorted(cheap, key=lambda x: -x[2])[:SHORTLIST]]
+        if not pairs:
+            return []
+        texts = list(dict.fromkeys(s.text for _, s, _ in pairs))
+        sims = self.similarity([p.text for p in params], texts)
+        row = {p.name: i for i, p in enumerate(params)}
+        col = {t: j for j, t in enumerate(texts)}
+        return [
+            Pair(p, s, v, self._score(p, s, index, sims[row[p.name]][col[s.text]], orders))
+            for p, s, v in pairs
+        ]
+
+    def _score(self, p: Param, s: Span, index: TextIndex, sim: float, orders: set[tuple[str, int]]) -> float:
+        feats = features(p, s, index, sim, (p.name, s.start) in orders)
+        return linear(feats, self.cal.value_weights)
+
+    def _enum(self, p: Param, index: TextIndex, spans: list[Span]) -> Any:
+        """A value the text names; else the one closest in meaning to a short phrase of it."""
+        options = list(p.schema["enum"])
+        named = named_option(options, index.text)
+        if named is not MISSING:
+            return named
+        phrases = [s.text for s in spans if s.kind in SHORT and len(s.text.split()) <= 3][:80]
+        if phrases:
+            labels = [str(o).replace("_", " ").lower() for o in options]
+            best = [max(row) for row in self.similarity(labels, phrases)]
+            top = max(range(len(options)), key=lambda i: best[i])
+            if p.required or best[top] >= ENUM_SIMILARITY:
+                return options[top]
+        return _enum_default(p, options)
+
+    def _structured(self, p: Param, lists: list[Span], args: dict[str, Any], decode: Decode | None) -> Any:
+        """A written list (each used once, reading order), else the grammar decoder."""
+        for span in lists:
+            if is_valid(span.value, p.schema):
+                lists.remove(span)  # one written list fills one parameter
+                return span.value
+        if not p.required:
+            return MISSING
+        if decode is not None:
+            try:
+                return decode(p.schema, p.name, dict(args))
+            except ValueError as exc:  # the model did not finish a valid value in budget
+                log.debug("decoding %s failed: %s", p.name, exc)
+        return minimal_instance(p.schema)
+
+
+SCALARS = ("string", "integer", "number")
+SHORTLIST = 12  # values per parameter scored with the encoder
+SHORT = ("phrase", "name", "quoted", "ident")
+ENUM_SIMILARITY = 0.7  # an optional enum is set from a paraphrase only when this close
+MISSING = object()
+
+
+def _put(args: dict[str, Any], p: Param, value: Any) -> None:
+    if value is not MISSING:
+        args[p.name] = value
+
+
+def convert(p: Param, span: Span) -> Any:
+    """The span's value in the parameter's type, or None when it cannot be one."""
+    value = span.value
+    if p.kind == "string":
+        value = span.text if isinstance(value, int | float) else value
+        if not isinstance(value, str):
+            return None
+    elif p.kind == "integer":
+        if not isinstance(value, int | float) or not float(value).is_integer():
+            return None
+        value = int(value)
+    elif p.kind == "number" and not isinstance(value, int | float):
+        return None
+    plain = set(p.schema) <= {"type", "description", "title", "default", "examples"}
+    return value if plain or is_valid(value, p.schema) else None
+
+
+def _order_matches(params: list[Param], spans: list[Span]) -> set[tuple[str, int]]:
+    """Numeric parameters and numbers both in reading order: the k-th usually gets the k-th."""
+    numeric = [p.name for p in params if p.kind in ("integer", "number")]
+    starts = sorted({s.start for s in spans if s.kind == "number"})
+    return set(zip(numeric, starts, strict=False))
+
+
+def _overlap(a: Span, b: Span) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def named_option(options: list[Any], text: str) -> Any:
+    """The longest enum value whose words all appear in the text."""
+    lowered = text.lower()
+    for option in sorted(options, key=lambda o: -len(str(o))):
+        words = [w.lower() for w in str(option).replace("_", " ").split()]
+        if words and all(re.search(rf"\b{re.escape(w)}\b", lowered) for w in words):
+            return option
+    return MISSING
+
+
+def _enum_default(p: Param, options: list[Any]) -> Any:
+    if not p.required:
+        return MISSING
+    default = p.schema.get("default")
+    return default if default in options else options[0]
+
+
+def choose_bool(p: Param, index: TextIndex) -> Any:
+    hit = mentioned(index, sorted(p.name_words))
+    default = p.schema.get("default")
+    if not hit:
+        return default if p.required and isinstance(default, bool) else (
+            False if p.required else MISSING
+        )  # fmt: skip
+    value = not negated(index, p.name_words)
+    return MISSING if not p.required and value == default else value
+
+
+def repair(
+    args: dict[str, Any], params: list[Param], parameters: dict[str, Any], decode: Decode | None
+) -> dict[str, Any]:
+    """Last line of defence: every value valid on its own, every required one present."""
+    fixed: dict[str, Any] = {}
+    for p in params:
+        if p.name in args and is_valid(args[p.name], p.schema):
+            fixed[p.name] = args[p.name]
+        elif p.required:
+            fixed[p.name] = _fallback(p, fixed, decode)
+    if is_valid(fixed, parameters):
+        return fixed
+    fallback = minimal_instance(parameters)
+    return fallback if isinstance(fallback, dict) else {}
+
+
+def _fallback(p: Param, filled: dict[str, Any], decode: Decode | None) -> Any:
+    """The simplest valid value; the grammar decoder when only it can meet a pattern or format."""
+    value = minimal_instance(p.schema)
+    if is_valid(value, p.schema) or decode is None:
+        return value
+    try:
+        return decode(p.schema, p.name, dict(filled))
+    except ValueError as exc:
+        log.debug("decoding %s failed: %s", p.name, exc)
+        return value

@@ -1,0 +1,32 @@
+"""Weights and thresholds fitted on development data, read from calibration.json."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+PATH = Path(__file__).with_name("calibration.json")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    choice_temperature: float = 0.05  # softmax temperature over cosine similarities
+    no_tool_similarity: float = 0.25  # the "answer directly" candidate's similarity
+    cascade_margin: float = 0.3  # embedding margin above which the LM is not consulted
+    lm_weight: float = 0.5  # hybrid: weight of the LM's z-scored log-prob
+    lm_temperature: float = 1.0
+    optional_threshold: float = 0.0  # an optional parameter is filled above this score
+    value_weights: dict[str, float] = field(default_factory=dict)
+    note: str = ""
+
+
+@cache
+def load_calibration(path: Path = PATH) -> Calibration:
+    if not path.exists():
+        return Calibration()
+    raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    known = set(Calibration.__dataclass_fields__)
+    return Calibration(**{k: v for k, v in raw.items() if k in known})

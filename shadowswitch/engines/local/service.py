@@ -1,0 +1,43 @@
+"""The object the proxy holds: `decide` awaits the engine on its worker thread."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from shadowswitch.engines.base import Choice
+from shadowswitch.policy.models import Policy
+
+from .engine import Decider, Job
+from .models import LoadedModels
+from .worker import Worker
+
+
+class ChoiceEngine:
+    """Implements `shadowswitch.engines.base.LocalEngine` over already-loaded models."""
+
+    def __init__(self, models: LoadedModels, max_batch: int = 8) -> None:
+        import torch
+
+        # Intra-op threads are process-wide: use the cores, leave nothing to oversubscribe.
+        torch.set_num_threads(max(1, min(os.cpu_count() or 1, 8)))
+        self.engine = Decider(models)
+        self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
+
+    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice:
+        return await self.worker.submit(Job(request, policy))
+
+    def decide_sync(self, request: dict[str, Any], policy: Policy) -> Choice:
+        """For scripts and benchmarks: the same decision on the caller's thread."""
+        return self._run([Job(request, policy)])[0]
+
+    def _run(self, jobs: Sequence[Job]) -> list[Choice]:
+        return self.engine.decide_batch(jobs)
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.worker.close()

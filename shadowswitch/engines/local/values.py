@@ -1,0 +1,198 @@
+"""Extract candidate argument values from conversation text: numbers, dates, quotes, names, phrases."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .dates import date_spans
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str  # surface form in the conversation
+    value: Any  # typed value offered to a parameter
+    kind: str  # number | percent | date | quoted | name | ident | phrase | clause | text
+    start: int
+    end: int
+
+
+SCALES = {
+    "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "million": 1e6,
+    "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
+}  # fmt: skip
+NUMBER_RE = re.compile(
+    r"(?<![\w.\-^/])(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
+    r"(?:(?P<pct>\s?%|\s(?:percent|per cent)\b)"
+    r"|(?P<suf>[kKmMbBtT]|mn|bn)\b|\s(?P<word>thousand|million|billion|trillion)\b)?"
+    r"(?:st|nd|rd|th)?(?![\w])"
+)
+WORD_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        _words("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty")
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+     "ninety": 90, "hundred": 100, "dozen": 12, "once": 1, "twice": 2, "single": 1,
+     "double": 2, "triple": 3, "first": 1, "second": 2, "third": 3}  # fmt: skip
+WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
+QUOTE_RE = re.compile(r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
+                      r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’")  # fmt: skip
+IDENT_RE = re.compile(r"(?<![\w@/.:-])[\w@/.:+~-]*[\w@/.:~-][\w@/.:+~-]*")
+WORD_RE = re.compile(r"(?<![\w$])(?:[A-Za-z][\w'&.-]*\w|[A-Za-z])")
+STOPWORDS = frozenset(
+    _words(
+        "a an the of to in on at for from by with and or but is are was were be been am i me my "
+        "we our you your it its this that these those can could would will shall should may "
+        "might must do does did please what which who whom whose when where why how there here "
+        "want need like get find tell show give let let's some any all about into over under "
+        "also just then than as if so not no yes hi hey hello thanks thank help me us them they "
+        "he she his her him have has had make using use i'm i'd i've it's what's up out"
+    )
+)
+
+
+def extract(text: str) -> list[Span]:
+    """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
+    spans = numbers(text) + dates(text) + quoted(text) + names(text)
+    spans += identifiers(text) + phrases(text) + clauses(text)
+    return _dedupe(spans)
+
+
+def numbers(text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in NUMBER_RE.finditer(text):
+        raw = float(m["num"].replace(",", "") + (m["frac"] or ""))
+        raw = -raw if m["sign"] else raw
+        scale = SCALES.get((m["suf"] or m["word"] or "").lower(), 1.0)
+        if m["suf"] and not _money_or_thousands(m):
+            scale = 1.0  # "221B Baker Street", "5m": a house number, metres — not a scale
+        value = _num(raw * scale)
+        out.append(Span(m.group(0), value, "number", m.start(), m.end()))
+        if m["pct"]:
+            out.append(Span(m.group(0), _num(raw / 100), "percent", m.start(), m.end()))
+    for m in WORD_NUMBER_RE.finditer(text):
+        out.append(Span(m.group(0), WORD_NUMBERS[m.group(1).lower()], "wordnum", *m.span()))
+    return out
+
+
+def _money_or_thousands(m: re.Match[str]) -> bool:
+    """A letter scale counts after a currency sign, or as `k` ("5k"), or on a decimal ("2.5M")."""
+    money = m.group(0)[:1] in "$€£¥"
+    return money or m["suf"] in ("k", "K") or bool(m["frac"])
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() and abs(value) < 1e15 else round(value, 10)
+
+
+def dates(text: str) -> list[Span]:
+    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text)]
+
+
+def quoted(text: str) -> list[Span]:
+    out = []
+    for m in QUOTE_RE.finditer(text):
+        group = next(i for i in range(1, 6) if m.group(i) is not None)
+        inner = m.group(group).strip()
+        if inner:
+            out.append(Span(inner, inner, "quoted", m.start(group), m.end(group)))
+    return out
+
+
+def names(text: str) -> list[Span]:
+    """Runs of capitalised words (`New York`, `Katy Perry`), also `City, Region` pairs."""
+    words = list(WORD_RE.finditer(text))
+    runs: list[tuple[int, int]] = []
+    for i, word in enumerate(words):
+        if not _capitalised(words, i, text):
+            continue
+        joined = i > 0 and text[words[i - 1].end() : word.start()] == " "
+        if runs and joined and runs[-1][1] == words[i - 1].end():
+            runs[-1] = (runs[-1][0], word.end())
+        else:
+            runs.append((word.start(), word.end()))
+    out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
+    for (s1, e1), (s2, e2) in itertools.pairwise(runs):
+        if text[e1:s2] in (", ", ","):
+            out.append(Span(text[s1:e2], text[s1:e2], "name", s1, e2))
+    return out
+
+
+def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
+    word = words[j].group(0)
+    if not word[0].isupper() or word.lower() in ("i", "i'm", "i'd", "i've"):
+        return False
+    before = text[: words[j].start()].rstrip()
+    sentence_start = not before or before[-1] in ".!?:\n"
+    return not (sentence_start and word.lower() in STOPWORDS)
+
+
+def identifiers(text: str) -> list[Span]:
+    """Tokens a person would not say aloud: ids, paths, emails, URLs, versions."""
+    out = []
+    for m in IDENT_RE.finditer(text):
+        token = m.group(0).rstrip(".:,;-")
+        if _looks_like_identifier(token):
+            out.append(Span(token, token, "ident", m.start(), m.start() + len(token)))
+    return out
+
+
+def _looks_like_identifier(token: str) -> bool:
+    if len(token) < 2 or re.fullmatch(r"[\d,.]+(?:st|nd|rd|th|[kKmMbBT]|mn|bn|am|pm|%)?", token):
+        return False
+    has_mark = bool(re.search(r"[_/@:.\d]", token)) or re.search(r"[a-z][A-Z]", token)
+    return bool(has_mark) and bool(re.search(r"[A-Za-z\d]", token))
+
+
+MAX_PHRASES = 400
+
+
+def phrases(text: str) -> list[Span]:
+    """Word n-grams (1–4) of content words: the noun phrases most string parameters want."""
+    words = [m for m in WORD_RE.finditer(text)]
+    out = []
+    for i, first in enumerate(words):
+        for n in range(1, 5):
+            if i + n > len(words):
+                break
+            last = words[i + n - 1]
+            chunk = text[first.start() : last.end()]
+            if re.search(r"[.!?;:,\n()\d]", chunk):
+                break
+            if first.group(0).lower() in STOPWORDS or last.group(0).lower() in STOPWORDS:
+                continue
+            out.append(Span(chunk, chunk, "phrase", first.start(), last.end()))
+        if len(out) >= MAX_PHRASES:  # long documents: the first phrases are enough candidates
+            break
+    return out
+
+
+def clauses(text: str) -> list[Span]:
+    """The whole turn and its sentences: for parameters that take a message or a query."""
+    out = [Span(text.strip(), text.strip(), "text", 0, len(text))] if text.strip() else []
+    for m in re.finditer(r"[^.!?\n]+[.!?]?", text):
+        chunk = m.group(0).strip()
+        if 0 < len(chunk) < len(text.strip()) and len(chunk.split()) >= 3:
+            start = text.index(chunk, m.start())
+            out.append(Span(chunk, chunk, "clause", start, start + len(chunk)))
+    return out
+
+
+def _dedupe(spans: list[Span]) -> list[Span]:
+    """One span per (position, value); the first extractor to find it names its kind."""
+    seen: set[tuple[int, int, str]] = set()
+    out = []
+    for span in spans:
+        key = (span.start, span.end, repr(span.value))
+        if key not in seen:
+            seen.add(key)
+            out.append(span)
+    return out

@@ -1,0 +1,145 @@
+"""The engine on the real embedded models: choices, arguments, actions, enums, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from shadowswitch.policy.models import Policy
+from tests.engine.helpers import EMAIL, FLIGHT, TOOLS, WEATHER, ask, tool
+from tests.engine.test_arguments import schemas
+
+pytestmark = pytest.mark.slow
+POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+
+
+async def test_chooses_the_right_tool_with_valid_arguments(engine: Any) -> None:
+    choice = await engine.decide(ask("What's the weather like in Paris right now?", TOOLS), POLICY)
+    assert (choice.kind, choice.name) == ("tool", "get_weather")
+    assert choice.arguments["city"] == "Paris"
+    jsonschema.validate(choice.arguments, WEATHER["function"]["parameters"])
+    assert set(choice.timings_ms) >= {"candidates", "scoring", "arguments"}
+    assert choice.candidates[0].id == "get_weather" and 0 < choice.confidence <= 1
+
+
+async def test_numbers_go_to_their_parameters(engine: Any) -> None:
+    choice = await engine.decide(ask("Area of a triangle with base 12 and height 7?", TOOLS), POLICY)
+    assert choice.name == "triangle_area"
+    assert choice.arguments == {"base": 12, "height": 7}
+
+
+async def test_small_talk_is_no_tool(engine: Any) -> None:
+    choice = await engine.decide(ask("Tell me a joke about penguins", TOOLS), POLICY)
+    assert choice.kind == "no_tool" and choice.fill_generative and choice.name is None
+
+
+async def test_low_confidence_abstains_cleanly(engine: Any) -> None:
+    strict = Policy(task_type="t", engine={"min_confidence": 1.0})
+    choice = await engine.decide(ask("hmm", TOOLS), strict)
+    assert choice.abstain_reason and choice.abstain_reason.startswith("low_confidence")
+
+
+async def test_empty_and_filtered_sets_abstain(engine: Any) -> None:
+    choice = await engine.decide(ask("hi", [], tool_choice="required"), POLICY)
+    assert choice.abstain_reason and choice.name is None
+    forced = {"type": "function", "function": {"name": "nope"}}
+    choice = await engine.decide(ask("hi", TOOLS, tool_choice=forced), POLICY)
+    assert choice.abstain_reason
+
+
+async def test_forced_tool_and_generative_arguments(engine: Any) -> None:
+    forced = {"type": "function", "function": {"name": "send_email"}}
+    choice = await engine.decide(ask("mail bob@example.com", TOOLS, tool_choice=forced), POLICY)
+    assert choice.name == "send_email" and choice.arguments["to"] == "bob@example.com"
+    generative = Policy(task_type="t", engine={"arguments": "generative", "min_confidence": 0})
+    choice = await engine.decide(ask("Fly me from Oslo to Rome", TOOLS), generative)
+    assert choice.name == "book_flight" and choice.fill_generative and choice.arguments is None
+
+
+async def test_two_level_choice_over_many_tools(engine: Any) -> None:
+    fillers = [tool(f"report_{i}", f"Create quarterly report number {i}", {}, []) for i in range(12)]
+    policy = Policy(task_type="t", engine={"max_candidates": 4, "min_confidence": 0})
+    choice = await engine.decide(ask("Send an email to ann@corp.com", [*fillers, EMAIL]), policy)
+    assert choice.name == "send_email"
+    assert len(choice.candidates) <= 5  # the shortlist (+ answer directly)
+
+
+async def test_actions_render_their_output(engine: Any) -> None:
+    policy = Policy(
+        task_type="t",
+        engine={"candidates": "actions", "min_confidence": 0, "min_margin": 0},
+        actions=[
+            {"id": "order_status", "description": "Look up where the user's order is",
+             "examples": ["where is my order", "has my package shipped yet"],
+             "output": {"action": "order_status", "action_input": {"order_id": "{order_id}"}},
+             "slots": {"order_id": {"type": "string", "pattern": "[A-Z]{2}\\d{6}"}}},
+            {"id": "final_answer", "description": "Answer the user directly",
+             "examples": ["thanks, goodbye", "what can you help me with?"],
+             "output": {"action": "Final Answer", "action_input": "{text}"}, "fill": "generative"},
+        ],
+    )  # fmt: skip
+    choice = await engine.decide(ask("Where is my order AB123456? It hasn't arrived"), policy)
+    assert choice.kind == "action" and choice.name == "order_status"
+    assert json.loads(choice.content) == {
+        "action": "order_status", "action_input": {"order_id": "AB123456"}}  # fmt: skip
+    choice = await engine.decide(ask("Thanks, that's all! Have a nice day"), policy)
+    assert choice.name == "final_answer" and choice.fill_generative
+
+
+async def test_schema_enum(engine: Any) -> None:
+    schema = {
+        "type": "object",
+        "required": ["sentiment"],
+        "properties": {"sentiment": {"type": "string", "enum": ["positive", "negative"]}},
+    }
+    fmt = {"type": "json_schema", "json_schema": {"name": "s", "schema": schema}}  # fmt: skip
+    policy = Policy(task_type="t", engine={"candidates": "schema_enum", "min_confidence": 0})
+    choice = await engine.decide(ask("This is terrible, I hate it", response_format=fmt), policy)
+    assert choice.kind == "enum" and choice.name == "negative"
+    jsonschema.validate(json.loads(choice.content), schema)
+
+
+async def test_sixteen_parallel_calls(engine: Any) -> None:
+    questions = [
+        ("What's the weather in Tokyo?", "get_weather"),
+        ("Book a flight from Lisbon to Madrid", "book_flight"),
+        ("Triangle with base 3 and height 4: what is its area?", "triangle_area"),
+        ("Email carol@example.org about the meeting", "send_email"),
+    ] * 4
+    choices = await asyncio.gather(*[engine.decide(ask(q, TOOLS), POLICY) for q, _ in questions])
+    assert [c.name for c in choices] == [name for _, name in questions]
+
+
+async def test_repeated_call_abstains(engine: Any) -> None:
+    call = {
+        "id": "1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})},
+    }
+    messages = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "1", "content": "sunny"},
+        {"role": "user", "content": "Weather in Paris?"},
+    ]  # fmt: skip
+    choice = await engine.decide({"messages": messages, "tools": [WEATHER, FLIGHT]}, POLICY)
+    assert choice.name == "get_weather"
+    assert choice.abstain_reason and "repeated_call" in choice.abstain_reason
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(schemas(patterns=True))
+def test_every_call_validates_with_the_model(engine: Any, schema: dict[str, Any]) -> None:
+    request = ask("Book 3 seats to Paris, code AB123, on 2024-05-01", [tool("t", "d", {}, [])])
+    request["tools"][0]["function"]["parameters"] = schema
+    forced = {"type": "function", "function": {"name": "t"}}
+    choice = engine.decide_sync({**request, "tool_choice": forced}, POLICY)
+    if choice.abstain_reason is None:
+        jsonschema.validate(choice.arguments, schema)
+    else:  # the decoder ran out of budget on a deep pattern: refuse, never serve invalid
+        assert choice.abstain_reason.startswith("invalid_arguments")

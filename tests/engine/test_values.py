@@ -1,0 +1,47 @@
+"""Value extraction and slot rendering: pure, no model."""
+
+from __future__ import annotations
+
+from shadowswitch.engines.local.listvalues import list_spans
+from shadowswitch.engines.local.slots import render
+from shadowswitch.engines.local.values import extract
+
+
+def found(text: str, kind: str | None = None) -> list[object]:
+    return [s.value for s in extract(text) if kind is None or s.kind == kind]
+
+
+def test_numbers_keep_their_scale() -> None:
+    assert 1_000_000 in found("invest $1M now")
+    assert 2_500 in found("about 2.5k users")
+    assert 3_000_000_000 in found("3 billion people")
+    assert 1234567 in found("1,234,567 rows")
+    values = found("a rate of 5%")
+    assert 5 in values and 0.05 in values
+    assert -4 in found("the value is -4")
+
+
+def test_dates_in_iso_and_as_written() -> None:
+    values = found("on April 25th 2023 please", "date")
+    assert "2023-04-25" in values and "April 25th 2023" in values
+    assert "2023-01-05" in found("from 2023-01-05", "date")
+    assert -1 not in found("from 2023-01-05")
+
+
+def test_names_quotes_identifiers() -> None:
+    text = "Play 'Roar' by Katy Perry in New York, NY. The id is wjei_roar."
+    assert "Roar" in found(text, "quoted")
+    assert "Katy Perry" in found(text, "name") and "New York, NY" in found(text, "name")
+    assert "wjei_roar" in found(text, "ident")
+
+
+def test_lists() -> None:
+    assert [3, 4] in [s.value for s in list_spans("point (3, 4) here")]
+    assert ["apples", "pears", "plums"] in [s.value for s in list_spans("apples, pears and plums")]
+
+
+def test_render_keeps_types_for_whole_placeholders() -> None:
+    template = {"action": "lookup", "input": {"id": "{order_id}", "n": "{n}", "msg": "id {n}"}}
+    assert render(template, {"order_id": "AB123456", "n": 3}) == {
+        "action": "lookup", "input": {"id": "AB123456", "n": 3, "msg": "id 3"}
+    }  # fmt: skip

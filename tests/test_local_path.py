@@ -1,0 +1,236 @@
+"""The local engine wired into the proxy: real embedded models, the real openai SDK, a real upstream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+import jsonschema
+import openai
+import pytest
+
+from tests.test_proxy import TOOLS, client, decision
+
+pytestmark = pytest.mark.slow
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather forecast for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["city"],
+        },
+    },
+}
+ALL_TOOLS = [*TOOLS, WEATHER]
+
+
+def assert_valid_call(tool: dict[str, Any], arguments: dict[str, Any]) -> None:
+    jsonschema.validate(arguments, tool["function"]["parameters"])
+
+
+def policy(**engine: Any) -> dict[str, Any]:
+    return {
+        "task_type": "pick_tool",
+        "rollout": {"mode": "canary", "percent": 100, "compare_percent": engine.pop("compare", 0)},
+        "engine": {"min_confidence": 0.0, "min_margin": 0.0, **engine},
+    }
+
+
+def ask(url: str, text: str, **extra: Any) -> Any:
+    return client(url).chat.completions.with_raw_response.create(
+        model="travel-agent-step",
+        messages=[{"role": "user", "content": text}],
+        tools=extra.pop("tools", ALL_TOOLS),
+        extra_headers={"X-Shadowswitch-Task": "pick_tool", "X-Shadowswitch-Session": "s1"},
+        **extra,
+    )
+
+
+def wait_for(url: str, decision_id: str, field: str, timeout_s: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        record = decision(url, decision_id)
+        if record.get(field) is not None:
+            return record
+        time.sleep(0.2)
+    raise AssertionError(f"decision {decision_id} never got {field}")
+
+
+def test_canary_answers_locally_with_a_valid_tool_call(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    raw = ask(url, "What's the weather like in Lisbon today?")
+    assert raw.headers["x-shadowswitch-path"] == "local"
+    call = raw.parse().choices[0].message.tool_calls[0]
+    assert call.function.name == "get_weather"
+    assert_valid_call(WEATHER, json.loads(call.function.arguments))
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["path"] == "local" and record["valid"] is True
+    assert record["chosen"] == "get_weather"
+    assert {c["id"] for c in record["candidates"]} >= {"get_weather", "book_hotel"}
+    assert 0 < record["confidence"] <= 1
+    assert set(record["timings_ms"]) >= {"candidates", "scoring", "arguments"}
+
+
+def test_local_answer_streams_like_an_upstream(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    stream = client(url).chat.completions.create(
+        model="travel-agent-step",
+        messages=[{"role": "user", "content": "Book me a hotel in Rome for 3 nights"}],
+        tools=ALL_TOOLS,
+        stream=True,
+        extra_headers={"X-Shadowswitch-Task": "pick_tool"},
+    )
+    chunks = list(stream)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert chunks[-1].choices[0].finish_reason == "tool_calls"
+    name = "".join(
+        (p.function.name or "") for c in chunks for p in (c.choices[0].delta.tool_calls or []) if p.function
+    )
+    arguments = "".join(
+        (p.function.arguments or "")
+        for c in chunks
+        for p in (c.choices[0].delta.tool_calls or [])
+        if p.function
+    )
+    assert name == "book_hotel"
+    assert json.loads(arguments)["nights"] == 3
+
+
+def test_low_confidence_falls_back_and_says_why(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(min_confidence=1.0), local_factory=lambda: local_engine)
+    raw = ask(url, "Search flights from Oslo to Rome")
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    assert raw.parse().choices[0].message.tool_calls  # the upstream answered
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["abstain_reason"] and "confidence" in record["abstain_reason"]
+
+
+def test_shadow_mode_serves_generative_and_stores_the_local_choice(proxy: Any, local_engine: Any) -> None:
+    shadow = {**policy(), "rollout": {"mode": "shadow"}}
+    url = proxy(shadow, local_factory=lambda: local_engine)
+    raw = ask(url, "Search flights from Oslo to Rome")
+    assert raw.headers["x-shadowswitch-path"] == "generative"
+    record = wait_for(url, raw.headers["x-shadowswitch-decision-id"], "shadow")
+    assert record["shadow"]["path"] == "local"
+    assert record["shadow"]["name"] == "search_flights"
+    assert record["agreement"] is False  # the scripted upstream fills arguments with "x"
+
+
+def test_canary_comparison_runs_generative_in_the_background(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(compare=100), local_factory=lambda: local_engine)
+    raw = ask(url, "Book a hotel in Paris for 2 nights")
+    assert raw.headers["x-shadowswitch-path"] == "local"
+    record = wait_for(url, raw.headers["x-shadowswitch-decision-id"], "shadow")
+    assert record["shadow"]["path"] == "generative"
+    assert record["shadow"]["message"]["tool_calls"][0]["function"]["name"] == "book_hotel"
+
+
+def test_generative_arguments_force_the_chosen_tool(proxy: Any, local_engine: Any, upstream: str) -> None:
+    url = proxy(policy(arguments="generative"), local_factory=lambda: local_engine)
+    raw = ask(url, "What's the weather like in Lisbon today?")
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    assert raw.parse().choices[0].message.tool_calls[0].function.name == "get_weather"
+    seen = httpx.get(upstream.removesuffix("/v1") + "/requests").json()
+    assert seen[-1]["body"]["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+
+
+def test_forced_tool_choice_is_respected(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    forced = {"type": "function", "function": {"name": "book_hotel"}}
+    raw = ask(url, "What's the weather like in Lisbon today?", tool_choice=forced)
+    assert raw.parse().choices[0].message.tool_calls[0].function.name == "book_hotel"
+
+
+def test_raw_json_agent_gets_its_action_template(proxy: Any, local_engine: Any) -> None:
+    actions = {
+        "task_type": "support",
+        "rollout": {"mode": "canary", "percent": 100},
+        "engine": {"candidates": "actions", "min_confidence": 0.0, "min_margin": 0.0},
+        "actions": [
+            {
+                "id": "order_status",
+                "description": "Look up where the user's order is",
+                "examples": ["where is my order", "has my package shipped yet"],
+                "output": {"action": "order_status", "action_input": {"order_id": "{order_id}"}},
+                "slots": {"order_id": {"type": "string", "pattern": "[A-Z]{2}\\d{6}"}},
+            },
+            {
+                "id": "refund",
+                "description": "Start a refund for a returned item",
+                "examples": ["I want my money back", "refund my purchase"],
+                "output": {"action": "refund", "action_input": {"order_id": "{order_id}"}},
+                "slots": {"order_id": {"type": "string", "pattern": "[A-Z]{2}\\d{6}"}},
+            },
+            {
+                "id": "final_answer",
+                "description": "Answer the user's general question directly",
+                "examples": ["what are your opening hours", "do you ship abroad"],
+                "output": {"action": "Final Answer", "action_input": "{text}"},
+                "fill": "generative",
+            },
+        ],
+    }
+    url = proxy(actions, local_factory=lambda: local_engine)
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="support-bot",
+        messages=[
+            {"role": "system", "content": 'Reply with JSON {"action": ..., "action_input": ...}'},
+            {"role": "user", "content": "Where is my order AB123456? It has not arrived."},
+        ],
+        extra_headers={"X-Shadowswitch-Task": "support"},
+    )
+    assert raw.headers["x-shadowswitch-path"] == "local"
+    content = json.loads(raw.parse().choices[0].message.content)
+    assert content == {"action": "order_status", "action_input": {"order_id": "AB123456"}}
+
+    # the choice stays local, the upstream writes the text, the agent gets its own format
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="support-bot",
+        messages=[{"role": "user", "content": "What are your opening hours on Sunday?"}],
+        extra_headers={"X-Shadowswitch-Task": "support"},
+    )
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    content = json.loads(raw.parse().choices[0].message.content)
+    assert content == {
+        "action": "Final Answer",
+        "action_input": "echo: What are your opening hours on Sunday?",
+    }
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["chosen"] == "final_answer" and record["valid"] is True
+
+
+def test_many_parallel_local_requests_are_all_answered(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    asks = {
+        "What's the weather like in Lisbon today?": "get_weather",
+        "Book me a hotel in Rome for 3 nights": "book_hotel",
+        "Find flights from Berlin to Madrid": "search_flights",
+    }
+
+    async def one(text: str) -> tuple[str, str, str]:
+        async with openai.AsyncOpenAI(base_url=url + "/v1", api_key="x", max_retries=0) as aclient:
+            raw = await aclient.chat.completions.with_raw_response.create(
+                model="m",
+                messages=[{"role": "user", "content": text}],
+                tools=ALL_TOOLS,
+                extra_headers={"X-Shadowswitch-Task": "pick_tool"},
+            )
+            name = raw.parse().choices[0].message.tool_calls[0].function.name
+            return text, name, raw.headers["x-shadowswitch-path"]
+
+    async def all_of() -> list[tuple[str, str, str]]:
+        return await asyncio.gather(*(one(t) for t in list(asks) * 6))
+
+    for text, name, path in asyncio.run(all_of()):
+        assert path == "local"
+        assert name == asks[text], text
