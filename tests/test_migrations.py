@@ -32,3 +32,16 @@ def test_postgres_head_matches_models(pg_url: str) -> None:
 def test_backend_under_test_head_matches_models(db_url: str) -> None:
     assert _diff(db_url) == []
     db.upgrade(db_url)  # idempotent
+
+
+def test_replicas_starting_together_migrate_once(db_url: str) -> None:
+    """Four processes upgrading one empty database at the same moment all succeed."""
+    import subprocess
+    import sys
+
+    code = "import sys; from shadowswitch.store import db; db.upgrade(sys.argv[1])"
+    procs = [subprocess.Popen([sys.executable, "-c", code, db_url], stderr=subprocess.PIPE) for _ in range(4)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()[-2000:]
+    assert _diff(db_url) == []

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
+MIGRATION_LOCK = 0x5AD0_5717  # any fixed bigint, the same in every replica
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
@@ -38,8 +40,31 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Bring the database at `url` to `revision` (creating it when empty)."""
-    command.upgrade(alembic_config(url), revision)
+    """Bring the database at `url` to `revision` (creating it when empty).
+
+    Replicas starting together must not migrate at the same time: one waits for the
+    other, on an advisory lock (PostgreSQL) or a lock file beside the database (SQLite).
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database in ("", ":memory:"):
+            command.upgrade(alembic_config(url), revision)
+            return
+        with open(f"{database}.migrate.lock", "a") as lock_file:
+            fcntl.flock(lock_file, fcntl.LOCK_EX)
+            command.upgrade(alembic_config(url), revision)
+        return
+    engine = make_engine(url)
+    try:
+        with engine.connect() as lock:
+            lock.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            try:
+                command.upgrade(alembic_config(url), revision)
+            finally:
+                lock.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+    finally:
+        engine.dispose()
 
 
 def is_current(engine: Engine) -> bool:
