@@ -1,4 +1,4 @@
-# shadowswitch: make install | make test | make serve | make bench | make demo
+# shadowswitch: make install | make test | make serve | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint serve bench demo clean
+.PHONY: install test test-sqlite test-postgres lint serve bench clean
 
 install: $(VENV)/.installed
 
@@ -40,10 +40,6 @@ serve: install
 
 bench: install
 	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json
-
-demo:
-	$(MAKE) install
-	$(VENV)/bin/shadowswitch demo $(if $(ONCE),--once,)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

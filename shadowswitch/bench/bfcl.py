@@ -32,7 +32,7 @@ class BfclConfig:
 
     categories: list[str] = field(default_factory=lambda: list(TEST_CATEGORIES))
     limit: int | None = 100
-    scorers: list[str] = field(default_factory=lambda: ["lm", "embedding", "hybrid"])
+    scorers: list[str] = field(default_factory=lambda: ["hybrid", "embedding", "lm"])
     abstain_scorers: list[str] = field(default_factory=lambda: ["hybrid"])
     baselines: bool = True
     proxy: bool = True

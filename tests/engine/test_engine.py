@@ -64,9 +64,10 @@ async def test_forced_tool_and_generative_arguments(engine: Any) -> None:
 async def test_two_level_choice_over_many_tools(engine: Any) -> None:
     fillers = [tool(f"report_{i}", f"Create quarterly report number {i}", {}, []) for i in range(12)]
     policy = Policy(task_type="t", engine={"max_candidates": 4, "min_confidence": 0})
-    choice = await engine.decide(ask("Send an email to ann@corp.com", [*fillers, EMAIL]), policy)
+    request = ask("Send an email to ann@corp.com", [*fillers, EMAIL], tool_choice="required")
+    choice = await engine.decide(request, policy)
     assert choice.name == "send_email"
-    assert len(choice.candidates) <= 5  # the shortlist (+ answer directly)
+    assert len(choice.candidates) == 4  # the shortlist
 
 
 async def test_actions_render_their_output(engine: Any) -> None:

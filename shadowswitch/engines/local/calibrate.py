@@ -2,8 +2,8 @@
 
     python -m shadowswitch.engines.local.calibrate [--limit N]
 
-Choice: the "answer directly" similarity and the softmax temperature, from live_multiple,
-live_simple and live_relevance (a tool is right) against live_irrelevance (no tool is right).
+Choice: the softmax temperature and the "answer directly" weights (relevance.py), from
+live_multiple, live_simple and live_relevance (a tool is right) against live_irrelevance.
 Values: logistic regression over (parameter, value) features on live_simple + live_multiple,
 then the optional-parameter threshold that maximises full-call accuracy there.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -23,60 +22,80 @@ from .arguments import _order_matches
 from .calibration import PATH, Calibration
 from .candidates import offered_tools
 from .conversation import last_user_text
-from .engine import Decider
+from .engine import Decider, query_text
 from .models import load_models
 from .params import params_of
+from .relevance import FEATURES, no_tool_features, no_tool_level
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")
 
 
-def choice_rows(decider: Decider, cases: list[Any]) -> list[tuple[list[float], int]]:
-    """(similarity to each tool, index of the right tool or -1 when none is right)."""
+ChoiceRow = tuple[list[float], dict[str, float], int]  # tool similarities, no-tool features, right
+
+
+def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
+    """Per case: similarity to each tool, the no-tool features, and the index of the right
+    tool (-1 when no tool is right)."""
     rows = []
     for case in cases:
         tools = offered_tools(case.request)
-        query = decider.encoder.embed([last_user_text(case.request) or " "])[0]
+        if not tools:
+            continue
+        text = last_user_text(case.request)
+        query = decider.encoder.embed([query_text(case.request)])[0]
         sims = decider.chooser.similarities(query, tools)
+        top = tools[max(range(len(sims)), key=lambda i: sims[i])]
+        feats = no_tool_features(decider.filler.coverage(top.parameters, text))
         right = -1
         if case.answers:
             want = next(iter(case.answers[0]))
             right = next((i for i, t in enumerate(tools) if case.name_map.get(t.id) == want), -1)
         elif case.expects_call:
             right = max(range(len(sims)), key=lambda i: sims[i])  # relevance: any tool is right
-        rows.append((sims, right))
+        rows.append((sims, feats, right))
     return rows
 
 
-def fit_choice(rows: list[tuple[list[float], int]]) -> tuple[float, float, float]:
-    """(no-tool similarity, temperature, balanced accuracy) by grid search."""
-    best = (0.0, 0.05, -1.0)
-    for tau in [i / 100 for i in range(0, 60)]:
-        acc_tool, acc_none = _accuracies(rows, tau)
-        score = (acc_tool + acc_none) / 2
-        if score > best[2]:
-            best = (tau, 0.05, score)
-    tau = best[0]
-    temps = [0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2]
-    temp = min(temps, key=lambda t: _nll(rows, tau, t))
-    return tau, temp, best[2]
+def fit_choice(rows: list[ChoiceRow], l2: float = 1e-3) -> tuple[dict[str, float], float, float]:
+    """A conditional logit over the tools (score: similarity / temperature) and "answer
+    directly" (score: weights · features), tool and no-tool cases weighted equally.
+
+    Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
+    scale = torch.ones(1, requires_grad=True)
+    v = torch.zeros(len(FEATURES), requires_grad=True)
+    n_tool = sum(1 for *_, r in rows if r >= 0)
+    n_none = len(rows) - n_tool
+    data = [(torch.tensor(s), torch.tensor([f[k] for k in FEATURES]), r, 0.5 / (n_tool if r >= 0 else n_none))
+            for s, f, r in rows]  # fmt: skip
+    opt = torch.optim.LBFGS([scale, v], max_iter=300)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = l2 * (v**2).sum()
+        for sims, feats, right, weight in data:
+            scores = torch.cat([sims * scale, (feats @ v).view(1)])
+            target = right if right >= 0 else len(sims)
+            loss = loss + weight * (torch.logsumexp(scores, 0) - scores[target])
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    k = float(scale.detach())
+    weights = {n: round(float(x) / k, 4) for n, x in zip(FEATURES, v.detach(), strict=True)}
+    return weights, round(1 / k, 4), _balanced(rows, weights)
 
 
-def _accuracies(rows: list[tuple[list[float], int]], tau: float) -> tuple[float, float]:
-    tool_ok = [max(s) > tau and s.index(max(s)) == r for s, r in rows if r >= 0]
-    none_ok = [max(s) <= tau for s, r in rows if r < 0]
-    return sum(tool_ok) / max(len(tool_ok), 1), sum(none_ok) / max(len(none_ok), 1)
-
-
-def _nll(rows: list[tuple[list[float], int]], tau: float, temp: float) -> float:
-    total = 0.0
-    for sims, right in rows:
-        scores = [*sims, tau]
-        target = scores[right] if right >= 0 else tau
-        top = max(scores)
-        log_z = top / temp + math.log(sum(math.exp((x - top) / temp) for x in scores))
-        total += log_z - target / temp
-    return total / len(rows)
+def _balanced(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
+    tool_ok, none_ok = [], []
+    for sims, feats, right in rows:
+        level = no_tool_level(feats, weights)
+        best = max(range(len(sims)), key=lambda i: sims[i])
+        if right >= 0:
+            tool_ok.append(sims[best] > level and best == right)
+        else:
+            none_ok.append(sims[best] <= level)
+    return (sum(tool_ok) / max(len(tool_ok), 1) + sum(none_ok) / max(len(none_ok), 1)) / 2
 
 
 Group = tuple[list[tuple[dict[str, float], int]], int]  # (features, right) per value; absent ok
@@ -154,32 +173,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None, help="cases per file (even stride)")
     parser.add_argument("--values-only", action="store_true", help="keep the choice calibration")
+    parser.add_argument("--choice-only", action="store_true", help="keep the value calibration")
     args = parser.parse_args()
     decider = Decider(load_models())
     load = lambda name: load_cases(name, args.limit)  # noqa: E731
     call_cases = [c for n in CALL_SETS for c in load(n) if c.answers]
-    if args.values_only:
-        tau, temp, balanced = decider.cal.no_tool_similarity, decider.cal.choice_temperature, -1.0
-    else:
-        choice = choice_rows(decider, call_cases + load("live_relevance") + load("live_irrelevance"))
-        tau, temp, balanced = fit_choice(choice)
-    print(f"choice: no_tool={tau} temperature={temp} balanced={balanced:.3f}", flush=True)
-    groups = value_rows(decider, call_cases)
-    weights = fit_values(groups)
-    threshold = weights.pop("_threshold")
-    print(f"values: {len(groups)} parameters; threshold {threshold}; {weights}", flush=True)
-    cal = replace(decider.cal, no_tool_similarity=tau, choice_temperature=temp,
-                  value_weights=weights, optional_threshold=threshold)  # fmt: skip
-    full_call = _with(decider, cal, call_cases)
+    cal = decider.cal
+    if not args.choice_only:  # values first: the no-tool features read the value scores
+        groups = value_rows(decider, call_cases)
+        weights = fit_values(groups)
+        threshold = weights.pop("_threshold")
+        print(f"values: {len(groups)} parameters; threshold {threshold}; {weights}", flush=True)
+        cal = _use(decider, replace(cal, value_weights=weights, optional_threshold=threshold))
+    balanced = -1.0
+    if not args.values_only:
+        rows = choice_rows(decider, call_cases + load("live_relevance") + load("live_irrelevance"))
+        no_tool, temp, balanced = fit_choice(rows)
+        print(f"choice: {len(rows)} cases; no-tool {no_tool}; temperature {temp}; "
+              f"balanced {balanced:.3f}", flush=True)  # fmt: skip
+        cal = _use(decider, replace(cal, no_tool_weights=no_tool, choice_temperature=temp))
+    full_call = full_call_accuracy(decider, call_cases)
     cal = replace(cal, note=_note(args.limit, balanced, full_call))
     PATH.write_text(json.dumps(asdict(cal), indent=2) + "\n", encoding="utf-8")
-    print(json.dumps({"no_tool_similarity": tau, "temperature": temp, "balanced": balanced,
-                      "optional_threshold": threshold, "dev_full_call": full_call}))  # fmt: skip
+    print(json.dumps({"balanced": balanced, "dev_full_call": full_call}))
 
 
-def _with(decider: Decider, cal: Calibration, cases: list[Any]) -> float:
-    decider.cal = decider.filler.cal = cal
-    return full_call_accuracy(decider, cases)
+def _use(decider: Decider, cal: Calibration) -> Calibration:
+    decider.cal = decider.filler.cal = decider.chooser.cal = cal
+    return cal
 
 
 def _note(limit: int | None, balanced: float, full_call: float) -> str:
@@ -188,8 +209,16 @@ def _note(limit: int | None, balanced: float, full_call: float) -> str:
         "Fitted by shadowswitch.engines.local.calibrate on BFCL v4 development files only "
         f"(live_simple, live_multiple, live_relevance, live_irrelevance; {sample}). "
         f"Dev balanced tool/no-tool accuracy {balanced:.3f}; dev full-call accuracy "
-        f"(arguments given the right tool) {full_call:.3f}."
+        f"(arguments given the right tool) {full_call:.3f}. " + CASCADE_NOTE
     )
+
+
+CASCADE_NOTE = (
+    "Cascade: cascade_margin/lm_weight from a grid on 40 live_multiple + 30 live_irrelevance cases: "
+    "every LM weight > 0 lowered dev accuracy (e.g. margin<0.3, w=1: 0.775->0.65 tool, 0.567->0.433 "
+    "no-tool), so the hybrid scorer does not consult the LM (cascade_margin 0.0) with the embedded "
+    "SmolLM2-135M; refit for a stronger model."
+)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ PATH = Path(__file__).with_name("calibration.json")
 @dataclass(frozen=True)
 class Calibration:
     choice_temperature: float = 0.05  # softmax temperature over cosine similarities
-    no_tool_similarity: float = 0.25  # the "answer directly" candidate's similarity
+    no_tool_similarity: float = 0.25  # the "answer directly" similarity when no weights are fitted
+    no_tool_weights: dict[str, float] = field(default_factory=dict)  # see relevance.py
     cascade_margin: float = 0.3  # embedding margin above which the LM is not consulted
     lm_weight: float = 0.5  # hybrid: weight of the LM's z-scored log-prob
     lm_temperature: float = 1.0

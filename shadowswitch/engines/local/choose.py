@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -13,6 +14,9 @@ from .candidates import NO_TOOL_ID, Candidate
 from .encoder import Encoder
 from .lm import LanguageModel
 from .prompt import choice_fixed, choice_variable, label
+from .relevance import no_tool_features, no_tool_level
+
+Coverage = Callable[[dict[str, Any], str], list[float | None]]  # tool parameters, text → scores
 
 RERANK = 3  # candidates the LM re-ranks in the hybrid cascade
 RERANK_PENALTY = 100.0
@@ -42,13 +46,15 @@ def margin(probs: Sequence[float]) -> float:
 
 
 class Chooser:
-    def __init__(self, encoder: Encoder, lm: LanguageModel, cal: Calibration) -> None:
+    def __init__(self, encoder: Encoder, lm: LanguageModel, cal: Calibration, coverage: Coverage) -> None:
         self.encoder = encoder
         self.lm = lm
         self.cal = cal
+        self.coverage = coverage
 
-    def similarities(self, query: torch.Tensor, cands: Sequence[Candidate]) -> list[float]:
-        """Cosine of the query with each candidate's text or its best example."""
+    def similarities(self, query: torch.Tensor, cands: Sequence[Candidate], text: str = "") -> list[float]:
+        """Cosine of the query with each candidate's text or its best example; the "answer
+        directly" candidate gets the level `relevance` computes for the best tool."""
         texts = [c.text for c in cands] + [e for c in cands for e in c.examples]
         vectors = self.encoder.embed_cached(texts) if texts else None
         sims = (vectors @ query).tolist() if vectors is not None else []
@@ -56,11 +62,22 @@ class Chooser:
         for i, c in enumerate(cands):
             best = max([sims[i], *sims[k : k + len(c.examples)]])
             k += len(c.examples)
-            out.append(self.cal.no_tool_similarity if c.id == NO_TOOL_ID else best)
+            out.append(best)
+        for i, c in enumerate(cands):
+            if c.id == NO_TOOL_ID:
+                out[i] = self.no_tool_similarity(text, cands, out)
         return out
 
-    def embedding(self, query: torch.Tensor, cands: list[Candidate]) -> Ranking:
-        scores = self.similarities(query, cands)
+    def no_tool_similarity(self, text: str, cands: Sequence[Candidate], sims: Sequence[float]) -> float:
+        tools = [(s, c) for s, c in zip(sims, cands, strict=True) if c.kind == "tool"]
+        if not self.cal.no_tool_weights or not tools:
+            return self.cal.no_tool_similarity
+        top = max(tools, key=lambda sc: sc[0])[1]
+        feats = no_tool_features(self.coverage(top.parameters, text))
+        return no_tool_level(feats, self.cal.no_tool_weights)
+
+    def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str = "") -> Ranking:
+        scores = self.similarities(query, cands, text)
         return Ranking(cands, scores, softmax(scores, self.cal.choice_temperature))
 
     def language_model(self, conversation: str, cands: list[Candidate]) -> Ranking:
@@ -75,7 +92,7 @@ class Chooser:
 
         Only the top few: a prompt listing every tool costs seconds on a CPU.
         """
-        first = self.embedding(query, cands)
+        first = self.embedding(query, cands, conversation)
         if margin(first.probs) >= self.cal.cascade_margin:
             return first
         top = first.order()[:RERANK]

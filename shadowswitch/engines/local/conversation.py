@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 
@@ -62,3 +63,20 @@ def previous_calls(request: dict[str, Any]) -> set[tuple[str, str]]:
             if isinstance(fn, dict) and isinstance(fn.get("name"), str):
                 calls.add((fn["name"], canonical_arguments(fn.get("arguments", {}))))
     return calls
+
+
+ADDRESSES = (
+    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "an email address"),
+    (re.compile(r"\bhttps?://\S+|\bwww\.\S+"), "a link"),
+)
+
+
+def intent_text(text: str) -> str:
+    """The text the choice embeds: addresses become their kind ("an email address").
+
+    An address is a value, not an intent, and its many word pieces drown the rest of a short
+    request under mean pooling ("Send an email to ann@corp.com" vs "send email": 0.31 → 0.81).
+    """
+    for pattern, kind in ADDRESSES:
+        text = pattern.sub(kind, text)
+    return text

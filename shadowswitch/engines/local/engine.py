@@ -17,7 +17,7 @@ from .arguments import ArgumentFiller
 from .calibration import Calibration, load_calibration
 from .candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from .choose import Chooser, Ranking, margin
-from .conversation import canonical_arguments, last_user_text, previous_calls, user_texts
+from .conversation import canonical_arguments, intent_text, last_user_text, previous_calls, user_texts
 from .encoder import Encoder
 from .grammar import SchemaDecoder
 from .lm import LanguageModel
@@ -43,15 +43,15 @@ class Decider:
         self.cal = calibration or load_calibration()
         self.encoder = Encoder(models.encoder, models.encoder_tokenizer)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
-        self.chooser = Chooser(self.encoder, self.lm, self.cal)
         self._decoder: SchemaDecoder | None = None
         self.filler = ArgumentFiller(self._similarity, self.cal)
+        self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
         """Several requests at once: their queries share one encoder pass."""
         start = time.perf_counter()
         with torch.inference_mode():
-            queries = self.encoder.embed([last_user_text(j.request) or " " for j in jobs])
+            queries = self.encoder.embed([query_text(j.request) for j in jobs])
             share = (time.perf_counter() - start) * 1000 / max(len(jobs), 1)
             choices = [self.decide(j.request, j.policy, q) for j, q in zip(jobs, queries, strict=True)]
         for choice in choices:  # the shared query encoding counts as scoring time
@@ -66,7 +66,7 @@ class Decider:
         if cset.abstain_reason or cset.forced or not cset.candidates:
             return clock.stamp(self._by_rule(cset, policy))
         if query is None:
-            query = self.encoder.embed([last_user_text(request) or " "])[0]
+            query = self.encoder.embed([query_text(request)])[0]
         ranking = self._rank(cset.candidates, request, policy, query)
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy)
@@ -87,7 +87,7 @@ class Decider:
             return Ranking(cands, [0.0], [1.0])
         conversation = last_user_text(request)
         if policy.engine.scorer == "embedding":
-            return self.chooser.embedding(query, cands)
+            return self.chooser.embedding(query, cands, conversation)
         if policy.engine.scorer == "lm":
             return self.chooser.language_model(conversation, cands)
         return self.chooser.hybrid(query, conversation, cands)
@@ -142,6 +142,11 @@ class Decider:
     @property
     def ready(self) -> bool:
         return True
+
+
+def query_text(request: dict[str, Any]) -> str:
+    """What the choice compares with the candidates: the last user turn, addresses by kind."""
+    return intent_text(last_user_text(request)) or " "
 
 
 def _value_text(request: dict[str, Any]) -> str:

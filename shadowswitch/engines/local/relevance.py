@@ -1,0 +1,31 @@
+"""Should the agent answer without a tool? The "answer directly" candidate's score.
+
+A tool is wrong when nothing offered matches the request (low similarity) or when the best
+match cannot be called from what the user said (its required values are not in the text):
+an agent then answers or asks instead of inventing arguments. The weights are fitted on
+development data by `calibrate`, in the units of cosine similarity so that the no-tool
+candidate competes with the tools under one softmax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# Tried and dropped (weight ~0 on the development data): number of tools, query length, and
+# "no value of the type at all" apart from "no convincing value".
+FEATURES = ("bias", "unfilled", "no_required")
+
+
+def no_tool_features(coverage: Sequence[float | None]) -> dict[str, float]:
+    """`coverage`: the best value score of each required text/number parameter of the top
+    tool (None when the text holds no value of its type); a score below 0 is not convincing."""
+    return {
+        "bias": 1.0,
+        "unfilled": sum(1 for s in coverage if s is None or s < 0) / max(len(coverage), 1),
+        "no_required": float(not coverage),
+    }
+
+
+def no_tool_level(features: dict[str, float], weights: dict[str, float]) -> float:
+    """The no-tool candidate's score, in units of cosine similarity."""
+    return sum(weights.get(k, 0.0) * v for k, v in features.items())

@@ -1,0 +1,42 @@
+"""When no tool should be called: the "answer directly" score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from shadowswitch.engines.local.candidates import NO_TOOL_ID
+from shadowswitch.engines.local.conversation import intent_text
+from shadowswitch.engines.local.relevance import no_tool_features, no_tool_level
+from shadowswitch.policy.models import Policy
+from tests.engine.helpers import TOOLS, ask
+
+POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+
+
+def test_features_count_required_values_the_text_does_not_supply() -> None:
+    assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0, "no_required": 1.0}
+    assert no_tool_features([2.5, None])["unfilled"] == 0.5
+    assert no_tool_features([2.5, -1.0, 0.3])["unfilled"] == pytest.approx(1 / 3)
+    weights = {"bias": 0.3, "unfilled": 0.2}
+    assert no_tool_level(no_tool_features([None]), weights) == pytest.approx(0.5)
+    assert no_tool_level(no_tool_features([1.0]), weights) == pytest.approx(0.3)
+
+
+def test_addresses_are_read_by_kind_for_the_choice() -> None:
+    assert intent_text("Send it to ann.lee+x@corp.co.uk now") == "Send it to an email address now"
+    assert intent_text("summarise https://example.com/a?b=1 please") == "summarise a link please"
+    assert intent_text("meet at 10:30, room 4") == "meet at 10:30, room 4"
+
+
+def _no_tool_probability(choice: Any) -> float:
+    return next(c.prob for c in choice.candidates if c.id == NO_TOOL_ID)
+
+
+@pytest.mark.slow
+async def test_a_tool_the_text_cannot_fill_makes_answering_directly_likelier(engine: Any) -> None:
+    filled = await engine.decide(ask("Area of a triangle with base 12 and height 7?", TOOLS), POLICY)
+    unfilled = await engine.decide(ask("Area of a triangle, roughly?", TOOLS), POLICY)
+    assert filled.name == "triangle_area"
+    assert _no_tool_probability(unfilled) > _no_tool_probability(filled)
