@@ -52,32 +52,29 @@ class Chooser:
         self.cal = cal
         self.coverage = coverage
 
-    def similarities(self, query: torch.Tensor, cands: Sequence[Candidate], text: str = "") -> list[float]:
-        """Cosine of the query with each candidate's text or its best example; the "answer
-        directly" candidate gets the level `relevance` computes for the best tool."""
+    def similarities(self, query: torch.Tensor, cands: Sequence[Candidate]) -> list[float]:
+        """Cosine of the query with each candidate's text or its best example."""
         texts = [c.text for c in cands] + [e for c in cands for e in c.examples]
         vectors = self.encoder.embed_cached(texts) if texts else None
         sims = (vectors @ query).tolist() if vectors is not None else []
         out, k = [], len(cands)
         for i, c in enumerate(cands):
-            best = max([sims[i], *sims[k : k + len(c.examples)]])
+            out.append(max([sims[i], *sims[k : k + len(c.examples)]]))
             k += len(c.examples)
-            out.append(best)
-        for i, c in enumerate(cands):
-            if c.id == NO_TOOL_ID:
-                out[i] = self.no_tool_similarity(text, cands, out)
         return out
 
-    def no_tool_similarity(self, text: str, cands: Sequence[Candidate], sims: Sequence[float]) -> float:
-        tools = [(s, c) for s, c in zip(sims, cands, strict=True) if c.kind == "tool"]
+    def no_tool_similarity(self, text: str, tools: Sequence[Candidate], sims: Sequence[float]) -> float:
+        """The "answer directly" level for this request (relevance.py), given the tools' scores."""
         if not self.cal.no_tool_weights or not tools:
             return self.cal.no_tool_similarity
-        top = max(tools, key=lambda sc: sc[0])[1]
-        feats = no_tool_features(self.coverage(top.parameters, text))
-        return no_tool_level(feats, self.cal.no_tool_weights)
+        top = tools[max(range(len(sims)), key=lambda i: sims[i])]
+        return no_tool_level(no_tool_features(self.coverage(top.parameters, text)), self.cal.no_tool_weights)
 
-    def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str = "") -> Ranking:
-        scores = self.similarities(query, cands, text)
+    def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str) -> Ranking:
+        tools = [c for c in cands if c.id != NO_TOOL_ID]
+        by_id = dict(zip([c.id for c in tools], self.similarities(query, tools), strict=True))
+        level = self.no_tool_similarity(text, tools, list(by_id.values()))
+        scores = [by_id.get(c.id, level) for c in cands]
         return Ranking(cands, scores, softmax(scores, self.cal.choice_temperature))
 
     def language_model(self, conversation: str, cands: list[Candidate]) -> Ranking:
@@ -108,7 +105,7 @@ class Chooser:
         """Level one of a two-level choice: the `size` most similar (answer-directly kept)."""
         if len(cands) <= size:
             return cands
-        ranked = self.embedding(query, cands)
-        keep = {i for i in ranked.order()[:size]}
-        keep |= {i for i, c in enumerate(cands) if c.id == NO_TOOL_ID}
+        sims = self.similarities(query, cands)
+        ranked = sorted(range(len(cands)), key=lambda i: -sims[i])
+        keep = set(ranked[:size]) | {i for i, c in enumerate(cands) if c.id == NO_TOOL_ID}
         return [c for i, c in enumerate(cands) if i in keep]
