@@ -94,3 +94,34 @@ def test_one_span_fills_one_parameter_and_scale_is_kept() -> None:
         "years": {"type": "integer", "description": "number of years"}}}  # fmt: skip
     args = FILLER.fill(schema, "invest $1M for 10 years")
     assert args == {"amount": 1_000_000, "years": 10}
+
+
+def test_from_and_to_go_to_source_and_target() -> None:
+    schema = {"type": "object", "required": ["destination", "origin"], "properties": {
+        "destination": {"type": "string", "description": "arrival city"},
+        "origin": {"type": "string", "description": "departure city"}}}  # fmt: skip
+    want = {"destination": "Berlin", "origin": "Paris"}
+    assert FILLER.fill(schema, "Find flights from Paris to Berlin") == want
+    assert FILLER.fill(schema, "Find flights to Berlin from Paris") == want
+
+
+def test_nested_objects_are_filled_from_the_text() -> None:
+    schema = {"type": "object", "required": ["order"], "properties": {
+        "order": {"type": "object", "required": ["order_id"], "properties": {
+            "order_id": {"type": "string", "description": "the order id"},
+            "quantity": {"type": "integer", "description": "how many"}}},
+        "filters": {"type": "object", "properties": {"color": {"type": "string"}}}}}  # fmt: skip
+    args = FILLER.fill(schema, "Change order AB-1234 to quantity 3")
+    assert args == {"order": {"order_id": "AB-1234", "quantity": 3}}
+
+
+def test_flags_follow_what_the_user_says() -> None:
+    schema = {"type": "object", "properties": {
+        "include_hidden": {"type": "boolean", "default": False},
+        "has_garage": {"type": "boolean"},
+        "tax_exempt": {"type": "boolean"},
+        "is_unisex": {"type": "boolean"}}}  # fmt: skip
+    assert FILLER.fill(schema, "List the files, including hidden ones") == {"include_hidden": True}
+    assert FILLER.fill(schema, "A flat in Austin, I don't care about a garage") == {}
+    assert FILLER.fill(schema, "What tax do I pay on $250?") == {}
+    assert FILLER.fill(schema, "Find a barber that shouldn't be unisex") == {"is_unisex": False}

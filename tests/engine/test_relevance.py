@@ -16,7 +16,7 @@ POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0}
 
 
 def test_features_count_required_values_the_text_does_not_supply() -> None:
-    assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0, "no_required": 1.0}
+    assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0}
     assert no_tool_features([2.5, None])["unfilled"] == 0.5
     assert no_tool_features([2.5, -1.0, 0.3])["unfilled"] == pytest.approx(1 / 3)
     weights = {"bias": 0.3, "unfilled": 0.2}

@@ -45,3 +45,20 @@ def test_render_keeps_types_for_whole_placeholders() -> None:
     assert render(template, {"order_id": "AB123456", "n": 3}) == {
         "action": "lookup", "input": {"id": "AB123456", "n": 3, "msg": "id 3"}
     }  # fmt: skip
+
+
+def test_numbers_written_against_their_unit() -> None:
+    assert 6 in found("a radius of 6cm", "number")
+    assert 5.5 in found("drive at 5.5km/h", "number")
+    assert 3 in found("zoom 3x", "number")
+
+
+def test_a_month_inside_a_date_is_not_a_name() -> None:
+    text = "Book it for April 11th, 2023 with Anna"
+    assert "April" not in found(text, "name")
+    assert "Anna" in found(text, "name")
+
+
+def test_a_decimal_point_ends_no_sentence() -> None:
+    clauses = found("Set the rate to 3.5 for the loan. Then email Bob about it.", "clause")
+    assert "Set the rate to 3.5 for the loan." in clauses

@@ -12,7 +12,13 @@ from .values import Span
 
 WORDS = re.compile(r"[A-Za-z0-9]+")
 NUMERIC = ("integer", "number")
-NEGATIONS = frozenset(("not", "no", "without", "don't", "dont", "never", "exclude", "disable"))
+# Stems as TextIndex splits them: "don't" is "don" + "t".
+NEGATIONS = frozenset(("not", "no", "t", "without", "dont", "never", "exclude", "disable", "non"))
+INDIFFERENT = re.compile(
+    r"\b(?:don'?t|do not|doesn'?t|not)\s+(?:really\s+|too\s+|very\s+)?(?:care|mind|matter|concerned)"
+    r"|\bno preference\b|\bwhether or not\b|\bor not\b|\bregardless\b|\beither way\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,19 @@ def features(
         "order": float(order_match),
         "in_description": float(len(span.text) > 1 and span.text.lower() in desc),
         "long_text_param": float(n_words > 4 and _wants_text(param)),
+        "direction": direction(param, span, index),
+        "iso_date": float(span.kind == "date" and span.value != span.text and group(param) == "str"),
     }
+
+
+def direction(param: Param, span: Span, index: TextIndex) -> float:
+    """+1 when "from X" meets a source parameter or "to X" a target one, -1 when crossed."""
+    if param.role is None:
+        return 0.0
+    lo, _ = index.word_range(span)
+    before = index.stems[lo - 1] if lo > 0 else ""
+    said = "source" if before == "from" else "target" if before in ("to", "into") else None
+    return 0.0 if said is None else (1.0 if said == param.role else -1.0)
 
 
 def _wants_text(param: Param) -> bool:
@@ -112,5 +130,23 @@ def negated(index: TextIndex, words: frozenset[str]) -> bool:
     return False
 
 
+# Words that only make a flag's name a verb or a noun: include_hidden is about "hidden".
+FLAG_WORDS = frozenset({
+    "include", "is", "has", "allow", "allowed", "enable", "enabled", "show", "apply", "only", "use",
+    "visibility", "flag", "mode", "option",
+})  # fmt: skip
+
+
 def mentioned(index: TextIndex, words: Sequence[str]) -> bool:
-    return any(w in index.stems for w in words)
+    """Every telling keyword of a flag is in the text ("tax" alone does not mention tax_exempt)."""
+    telling = [w for w in words if w not in FLAG_WORDS] or list(words)
+    return bool(telling) and all(w in index.stems for w in telling)
+
+
+def indifferent(index: TextIndex, words: Sequence[str]) -> bool:
+    """The user says the feature does not matter ("I don't care about a garage")."""
+    for m in INDIFFERENT.finditer(index.text):
+        after = index.text[m.start() : m.end() + 80].lower()
+        if any(re.search(rf"\b{re.escape(w)}", after) for w in words):
+            return True
+    return False

@@ -25,7 +25,7 @@ from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import load_models
 from .params import params_of
-from .relevance import FEATURES, no_tool_features, no_tool_level
+from .relevance import no_tool_features, no_tool_level
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")
@@ -57,33 +57,33 @@ def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
     return rows
 
 
-def fit_choice(rows: list[ChoiceRow], l2: float = 1e-3) -> tuple[dict[str, float], float, float]:
-    """A conditional logit over the tools (score: similarity / temperature) and "answer
-    directly" (score: weights · features), tool and no-tool cases weighted equally.
+def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
+    """The "answer directly" weights that maximise balanced tool/no-tool accuracy (a grid:
+    two weights, and likelihood fits traded no-tool recall for confidence), then the softmax
+    temperature that best predicts the right candidate under them.
 
     Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
-    scale = torch.ones(1, requires_grad=True)
-    v = torch.zeros(len(FEATURES), requires_grad=True)
-    n_tool = sum(1 for *_, r in rows if r >= 0)
-    n_none = len(rows) - n_tool
-    data = [(torch.tensor(s), torch.tensor([f[k] for k in FEATURES]), r, 0.5 / (n_tool if r >= 0 else n_none))
-            for s, f, r in rows]  # fmt: skip
-    opt = torch.optim.LBFGS([scale, v], max_iter=300)
+    grid = [{"bias": b / 100, "unfilled": u / 100} for b in range(10, 46) for u in range(0, 61, 2)]
+    best = max(grid, key=lambda w: (_balanced(rows, w), -abs(w["unfilled"])))
+    return best, _temperature(rows, best), _balanced(rows, best)
+
+
+def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
+    """Maximum likelihood of the right candidate, over the tools and "answer directly"."""
+    log_scale = torch.zeros(1, requires_grad=True)
+    data = [(torch.tensor([*sims, no_tool_level(feats, weights)]), right if right >= 0 else len(sims))
+            for sims, feats, right in rows]  # fmt: skip
+    opt = torch.optim.LBFGS([log_scale], max_iter=100)
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
-        loss = l2 * (v**2).sum()
-        for sims, feats, right, weight in data:
-            scores = torch.cat([sims * scale, (feats @ v).view(1)])
-            target = right if right >= 0 else len(sims)
-            loss = loss + weight * (torch.logsumexp(scores, 0) - scores[target])
+        loss = sum(torch.logsumexp(s * log_scale.exp(), 0) - s[t] * log_scale.exp() for s, t in data)
+        loss = loss / len(data)
         loss.backward()
         return loss
 
     opt.step(closure)
-    k = float(scale.detach())
-    weights = {n: round(float(x) / k, 4) for n, x in zip(FEATURES, v.detach(), strict=True)}
-    return weights, round(1 / k, 4), _balanced(rows, weights)
+    return round(float(1 / log_scale.exp().detach()), 4)
 
 
 def _balanced(rows: list[ChoiceRow], weights: dict[str, float]) -> float:

@@ -9,6 +9,9 @@ import torch
 
 from .lru import LRU
 
+MAX_TOKENS = 256
+BATCH = 16
+
 
 class Encoder:
     """Embeds texts; texts that repeat across requests (candidate descriptions) are cached."""
@@ -20,16 +23,23 @@ class Encoder:
 
     @torch.inference_mode()
     def embed(self, texts: Sequence[str]) -> torch.Tensor:
-        """(n, dim) unit vectors, in the order given."""
+        """(n, dim) unit vectors, in the order given.
+
+        Texts go through in batches of similar length: a request's values run from one word to
+        the whole turn, and padding every one to the longest cost several times the work."""
         if not texts:
             return torch.zeros(0, self.model.config.hidden_size)
-        batch = self.tokenizer(
-            list(texts), padding=True, truncation=True, max_length=256, return_tensors="pt"
-        )
-        hidden = self.model(**batch).last_hidden_state
-        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, dim=-1)
+        ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        out = torch.empty(len(ids), self.model.config.hidden_size)
+        for k in range(0, len(order), BATCH):
+            chunk = order[k : k + BATCH]
+            batch = self.tokenizer.pad({"input_ids": [ids[i] for i in chunk]}, return_tensors="pt")
+            hidden = self.model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            out[chunk] = torch.nn.functional.normalize(pooled, dim=-1)
+        return out
 
     def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
         """Like `embed`, but reuses vectors of texts seen before."""

@@ -21,6 +21,7 @@ class Param:
     kind: str  # string | integer | number | boolean | array | object | enum | any
     name_words: frozenset[str]
     desc_words: frozenset[str]
+    role: str | None = None  # "source" or "target": where a "from X" / "to X" value belongs
 
     @property
     def text(self) -> str:
@@ -42,6 +43,25 @@ def keywords(text: str, limit: int = 12) -> frozenset[str]:
     return frozenset(stem(w) for w in words[:limit])
 
 
+SOURCE_WORDS = frozenset(
+    ("from", "origin", "source", "start", "starting", "departure", "src", "pickup", "sender")
+)
+TARGET_WORDS = frozenset(
+    ("to", "destination", "target", "end", "arrival", "dest", "into", "dropoff", "recipient")
+)
+
+
+def role_of(name: str, description: str) -> str | None:
+    """Source or target, from the parameter's name, else its description (where "from"/"to"
+    are too common to mean anything: "the city to search in")."""
+    in_description = set(WORD.findall(description.lower())) - {"from", "to", "into"}
+    for words in (set(humanise(name).split()), in_description):
+        source, target = bool(words & SOURCE_WORDS), bool(words & TARGET_WORDS)
+        if source != target:
+            return "source" if source else "target"
+    return None
+
+
 def params_of(parameters: dict[str, Any]) -> list[Param]:
     """Every property of a tool's parameters, required ones first, schema order kept."""
     props = parameters.get("properties") or {}
@@ -53,4 +73,5 @@ def params_of(parameters: dict[str, Any]) -> list[Param]:
 def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
     kind = "enum" if isinstance(schema.get("enum"), list) and schema["enum"] else main_type(schema)
     desc = str(schema.get("description") or "")
-    return Param(name, schema, required, kind or "any", keywords(humanise(name)), keywords(desc))
+    return Param(name, schema, required, kind or "any", keywords(humanise(name)), keywords(desc),
+                 role_of(name, desc))  # fmt: skip

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# Tried and dropped (weight ~0 on the development data): number of tools, query length, and
-# "no value of the type at all" apart from "no convincing value".
-FEATURES = ("bias", "unfilled", "no_required")
+# Tried and dropped (weight ~0 on the development data): number of tools, query length, tool-name
+# similarity, lexical overlap, and "the tool has no required value" apart from the bias.
+FEATURES = ("bias", "unfilled")
 
 
 def no_tool_features(coverage: Sequence[float | None]) -> dict[str, float]:
@@ -22,7 +22,6 @@ def no_tool_features(coverage: Sequence[float | None]) -> dict[str, float]:
     return {
         "bias": 1.0,
         "unfilled": sum(1 for s in coverage if s is None or s < 0) / max(len(coverage), 1),
-        "no_required": float(not coverage),
     }
 
 

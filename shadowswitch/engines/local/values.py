@@ -33,6 +33,11 @@ NUMBER_RE = re.compile(
     r"|(?P<suf>[kKmMbBtT]|mn|bn)\b|\s(?P<word>thousand|million|billion|trillion)\b)?"
     r"(?:st|nd|rd|th)?(?![\w])"
 )
+# A number written against its unit ("6cm", "5km/h", "3x"): the number is the value.
+UNIT_NUMBER_RE = re.compile(
+    r"(?<![\w.\-^/])(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{1,5})(?=[\W]|$)"
+)
+NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
 WORD_NUMBERS = {
     w: i
     for i, w in enumerate(
@@ -61,9 +66,16 @@ STOPWORDS = frozenset(
 
 def extract(text: str) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
-    spans = numbers(text) + dates(text) + quoted(text) + names(text)
-    spans += identifiers(text) + phrases(text) + clauses(text)
+    found_dates = dates(text)
+    words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
+    spans = numbers(text) + found_dates + quoted(text) + words + clauses(text)
     return _dedupe(spans)
+
+
+def _inside(span: Span, outer: list[Span]) -> bool:
+    """Part of a longer span ("April" of "April 11th, 2023"): the longer one is the value."""
+    return any(o.start <= span.start and span.end <= o.end and o.end - o.start > span.end - span.start
+               for o in outer)  # fmt: skip
 
 
 def numbers(text: str) -> list[Span]:
@@ -78,6 +90,10 @@ def numbers(text: str) -> list[Span]:
         out.append(Span(m.group(0), value, "number", m.start(), m.end()))
         if m["pct"]:
             out.append(Span(m.group(0), _num(raw / 100), "percent", m.start(), m.end()))
+    for m in UNIT_NUMBER_RE.finditer(text):
+        if m["unit"].lower() not in NOT_UNITS:
+            value = _num(float(m["num"]) * (-1 if m["sign"] else 1))
+            out.append(Span(m.group(0), value, "number", m.start(), m.end()))
     for m in WORD_NUMBER_RE.finditer(text):
         out.append(Span(m.group(0), WORD_NUMBERS[m.group(1).lower()], "wordnum", *m.span()))
     return out
@@ -131,7 +147,7 @@ def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
     if not word[0].isupper() or word.lower() in ("i", "i'm", "i'd", "i've"):
         return False
     before = text[: words[j].start()].rstrip()
-    sentence_start = not before or before[-1] in ".!?:\n"
+    sentence_start = not before or before[-1] in ".!?:\n,"  # "Riga, Latvia, Can you…"
     return not (sentence_start and word.lower() in STOPWORDS)
 
 
@@ -178,7 +194,7 @@ def phrases(text: str) -> list[Span]:
 def clauses(text: str) -> list[Span]:
     """The whole turn and its sentences: for parameters that take a message or a query."""
     out = [Span(text.strip(), text.strip(), "text", 0, len(text))] if text.strip() else []
-    for m in re.finditer(r"[^.!?\n]+[.!?]?", text):
+    for m in re.finditer(r"(?:[^.!?\n]|[.!?](?=\S))+[.!?]?", text):  # "3.5" ends no sentence
         chunk = m.group(0).strip()
         if 0 < len(chunk) < len(text.strip()) and len(chunk.split()) >= 3:
             start = text.index(chunk, m.start())
