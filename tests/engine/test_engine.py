@@ -33,6 +33,15 @@ async def test_numbers_go_to_their_parameters(engine: Any) -> None:
     assert choice.arguments == {"base": 12, "height": 7}
 
 
+async def test_a_value_is_not_taken_with_its_label_and_dates_go_to_date_parameters(engine: Any) -> None:
+    mandates = tool("list_mandates", "List a user's active mandates", {
+        "user_id": {"type": "string", "description": "the user's id"},
+        "start_date": {"type": "string", "description": "first day, YYYY-MM-DD"}}, ["user_id"])  # fmt: skip
+    request = ask("List mandates of the user with ID U123456 since April 2nd, 2024", [mandates])
+    choice = await engine.decide({**request, "tool_choice": "required"}, POLICY)
+    assert choice.arguments == {"user_id": "U123456", "start_date": "2024-04-02"}
+
+
 async def test_small_talk_is_no_tool(engine: Any) -> None:
     choice = await engine.decide(ask("Tell me a joke about penguins", TOOLS), POLICY)
     assert choice.kind == "no_tool" and choice.fill_generative and choice.name is None

@@ -19,9 +19,11 @@ def test_features_count_required_values_the_text_does_not_supply() -> None:
     assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0}
     assert no_tool_features([2.5, None])["unfilled"] == 0.5
     assert no_tool_features([2.5, -1.0, 0.3])["unfilled"] == pytest.approx(1 / 3)
-    weights = {"bias": 0.3, "unfilled": 0.2}
-    assert no_tool_level(no_tool_features([None]), weights) == pytest.approx(0.5)
-    assert no_tool_level(no_tool_features([1.0]), weights) == pytest.approx(0.3)
+    assert no_tool_features([2.5, 1.0], cutoff=2.0)["unfilled"] == 0.5
+    weights = {"bias": 0.3, "unfilled": 0.2, "cutoff": 2.0}
+    assert no_tool_level([None], weights) == pytest.approx(0.5)
+    assert no_tool_level([1.0], weights) == pytest.approx(0.5)
+    assert no_tool_level([3.0], weights) == pytest.approx(0.3)
 
 
 def test_addresses_are_read_by_kind_for_the_choice() -> None:

@@ -50,8 +50,14 @@ class TextIndex:
         return before, after
 
 
+DATE_WORDS = frozenset(("date", "day", "time", "when", "datetime", "timestamp", "deadline", "until", "since"))
+
+
 def group(param: Param) -> str:
-    return "num" if param.kind in NUMERIC else "str"
+    """Which kind weights apply: numbers, dates and times, or other text."""
+    if param.kind in NUMERIC:
+        return "num"
+    return "date" if (param.name_words | param.desc_words) & DATE_WORDS else "str"
 
 
 def features(
@@ -73,7 +79,7 @@ def features(
         "in_description": float(len(span.text) > 1 and span.text.lower() in desc),
         "long_text_param": float(n_words > 4 and _wants_text(param)),
         "direction": direction(param, span, index),
-        "iso_date": float(span.kind == "date" and span.value != span.text and group(param) == "str"),
+        "iso_date": float(span.kind == "date" and span.value != span.text and group(param) != "num"),
     }
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .argscore import TextIndex, features, indifferent, linear, mentioned, negated
+from .argscore import TextIndex, features, group, indifferent, linear, mentioned, negated
 from .calibration import Calibration
 from .listvalues import list_spans
 from .params import Param, params_of
@@ -73,11 +73,15 @@ class ArgumentFiller:
             p = pair.param
             if p.name in args or any(_overlap(pair.span, u) for u in used):
                 continue
-            if not p.required and pair.score < self.cal.optional_threshold:
+            if not p.required and pair.score < self._threshold(p):
                 continue
             args[p.name] = pair.value
             used.append(pair.span)
         return args
+
+    def _threshold(self, p: Param) -> float:
+        """The score of leaving an optional parameter out, fitted per kind of parameter."""
+        return self.cal.value_weights.get(f"absent:{group(p)}", self.cal.optional_threshold)
 
     def _pairs(self, params: list[Param], spans: list[Span], index: TextIndex) -> list[Pair]:
         """Scored pairs; only each parameter's best few (cheap features) reach the encoder."""

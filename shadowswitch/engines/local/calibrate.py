@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from .argscore import TextIndex, features
+from .argscore import TextIndex, features, group
 from .arguments import _order_matches
 from .calibration import PATH, Calibration
 from .candidates import offered_tools
@@ -25,18 +25,18 @@ from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import load_models
 from .params import params_of
-from .relevance import no_tool_features, no_tool_level
+from .relevance import no_tool_level
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")
 
 
-ChoiceRow = tuple[list[float], dict[str, float], int]  # tool similarities, no-tool features, right
+ChoiceRow = tuple[list[float], list[float | None], int]  # tool similarities, top tool's coverage, right
 
 
 def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
-    """Per case: similarity to each tool, the no-tool features, and the index of the right
-    tool (-1 when no tool is right)."""
+    """Per case: similarity to each tool, the value coverage of the most similar one, and the
+    index of the right tool (-1 when no tool is right)."""
     rows = []
     for case in cases:
         tools = offered_tools(case.request)
@@ -46,14 +46,14 @@ def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
         query = decider.encoder.embed([query_text(case.request)])[0]
         sims = decider.chooser.similarities(query, tools)
         top = tools[max(range(len(sims)), key=lambda i: sims[i])]
-        feats = no_tool_features(decider.filler.coverage(top.parameters, text))
+        coverage = decider.filler.coverage(top.parameters, text)
         right = -1
         if case.answers:
             want = next(iter(case.answers[0]))
             right = next((i for i, t in enumerate(tools) if case.name_map.get(t.id) == want), -1)
         elif case.expects_call:
             right = max(range(len(sims)), key=lambda i: sims[i])  # relevance: any tool is right
-        rows.append((sims, feats, right))
+        rows.append((sims, coverage, right))
     return rows
 
 
@@ -63,7 +63,8 @@ def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
     temperature that best predicts the right candidate under them.
 
     Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
-    grid = [{"bias": b / 100, "unfilled": u / 100} for b in range(10, 46) for u in range(0, 61, 2)]
+    grid = [{"bias": b / 100, "unfilled": u / 100, "cutoff": float(c)}
+            for b in range(10, 46) for u in range(0, 61, 4) for c in range(-2, 6)]  # fmt: skip
     best = max(grid, key=lambda w: (_balanced(rows, w), -abs(w["unfilled"])))
     return best, _temperature(rows, best), _balanced(rows, best)
 
@@ -71,8 +72,8 @@ def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
 def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
     """Maximum likelihood of the right candidate, over the tools and "answer directly"."""
     log_scale = torch.zeros(1, requires_grad=True)
-    data = [(torch.tensor([*sims, no_tool_level(feats, weights)]), right if right >= 0 else len(sims))
-            for sims, feats, right in rows]  # fmt: skip
+    data = [(torch.tensor([*sims, no_tool_level(cover, weights)]), right if right >= 0 else len(sims))
+            for sims, cover, right in rows]  # fmt: skip
     opt = torch.optim.LBFGS([log_scale], max_iter=100)
 
     def closure() -> torch.Tensor:
@@ -88,8 +89,8 @@ def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
 
 def _balanced(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
     tool_ok, none_ok = [], []
-    for sims, feats, right in rows:
-        level = no_tool_level(feats, weights)
+    for sims, coverage, right in rows:
+        level = no_tool_level(coverage, weights)
         best = max(range(len(sims)), key=lambda i: sims[i])
         if right >= 0:
             tool_ok.append(sims[best] > level and best == right)
@@ -98,7 +99,8 @@ def _balanced(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
     return (sum(tool_ok) / max(len(tool_ok), 1) + sum(none_ok) / max(len(none_ok), 1)) / 2
 
 
-Group = tuple[list[tuple[dict[str, float], int]], int]  # (features, right) per value; absent ok
+Group = tuple[list[tuple[dict[str, float], int]], int, str]  # (features, right) per value; absent
+# ok (-1: the parameter is required); the parameter's group (argscore.group)
 
 
 def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
@@ -122,37 +124,41 @@ def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
             by_param[p.name].append((features(p, s, index, sim, (p.name, s.start) in orders), int(ok)))
         for p in params:
             absent = -1 if p.required else int("" in answer.get(p.name, [""]))
-            groups.append((by_param[p.name], absent))
+            groups.append((by_param[p.name], absent, group(p)))
     return groups
 
 
 def fit_values(groups: list[Group], l2: float = 1e-3) -> dict[str, float]:
     """Listwise: per parameter, a softmax over its candidates (plus "leave it out" for optional
-    parameters, whose score is the learned threshold) should put its mass on acceptable ones."""
-    usable = [(rows, absent) for rows, absent in groups if any(r[1] for r in rows) or absent == 1]
-    names = sorted({k for rows, _ in usable for f, _ in rows for k in f})
+    parameters, scored by a learned `absent:<group>` weight) should put its mass on acceptable
+    ones."""
+    usable = [g for g in groups if any(r[1] for r in g[0]) or g[1] == 1]
+    names = sorted({k for rows, _, _ in usable for f, _ in rows for k in f})
+    kinds = sorted({kind for *_, kind in usable})
     w = torch.zeros(len(names), requires_grad=True)
-    threshold = torch.zeros(1, requires_grad=True)
+    absent_w = torch.zeros(len(kinds), requires_grad=True)
     data = [(torch.tensor([[f.get(n, 0.0) for n in names] for f, _ in rows] or [[0.0] * len(names)]),
-             torch.tensor([bool(r) for _, r in rows] or [False]), bool(rows), absent)
-            for rows, absent in usable]  # fmt: skip
-    opt = torch.optim.LBFGS([w, threshold], max_iter=300)
+             torch.tensor([bool(r) for _, r in rows] or [False]), bool(rows), absent, kinds.index(kind))
+            for rows, absent, kind in usable]  # fmt: skip
+    opt = torch.optim.LBFGS([w, absent_w], max_iter=300)
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
         loss = l2 * (w**2).sum()
-        for x, right, has_rows, absent in data:
+        for x, right, has_rows, absent, kind in data:
             scores = x @ w if has_rows else torch.full((1,), -1e4)
             mask = right.clone()
             if absent >= 0:
-                scores, mask = torch.cat([scores, threshold]), torch.cat([mask, torch.tensor([absent == 1])])
+                scores = torch.cat([scores, absent_w[kind].view(1)])
+                mask = torch.cat([mask, torch.tensor([absent == 1])])
             loss = loss + (torch.logsumexp(scores, 0) - torch.logsumexp(scores[mask], 0)) / len(data)
         loss.backward()
         return loss
 
     opt.step(closure)
     weights = {n: round(float(v), 4) for n, v in zip(names, w.detach(), strict=True)}
-    return weights | {"bias": 0.0, "_threshold": round(float(threshold.detach()), 4)}
+    absent = {f"absent:{k}": round(float(v), 4) for k, v in zip(kinds, absent_w.detach(), strict=True)}
+    return weights | absent | {"bias": 0.0}
 
 
 def full_call_accuracy(decider: Decider, cases: list[Any]) -> float:
@@ -182,9 +188,8 @@ def main() -> None:
     if not args.choice_only:  # values first: the no-tool features read the value scores
         groups = value_rows(decider, call_cases)
         weights = fit_values(groups)
-        threshold = weights.pop("_threshold")
-        print(f"values: {len(groups)} parameters; threshold {threshold}; {weights}", flush=True)
-        cal = _use(decider, replace(cal, value_weights=weights, optional_threshold=threshold))
+        print(f"values: {len(groups)} parameters; {weights}", flush=True)
+        cal = _use(decider, replace(cal, value_weights=weights))
     balanced = -1.0
     if not args.values_only:
         rows = choice_rows(decider, call_cases + load("live_relevance") + load("live_irrelevance"))

@@ -14,7 +14,7 @@ from .candidates import NO_TOOL_ID, Candidate
 from .encoder import Encoder
 from .lm import LanguageModel
 from .prompt import choice_fixed, choice_variable, label
-from .relevance import no_tool_features, no_tool_level
+from .relevance import no_tool_level
 
 Coverage = Callable[[dict[str, Any], str], list[float | None]]  # tool parameters, text → scores
 
@@ -68,7 +68,7 @@ class Chooser:
         if not self.cal.no_tool_weights or not tools:
             return self.cal.no_tool_similarity
         top = tools[max(range(len(sims)), key=lambda i: sims[i])]
-        return no_tool_level(no_tool_features(self.coverage(top.parameters, text)), self.cal.no_tool_weights)
+        return no_tool_level(self.coverage(top.parameters, text), self.cal.no_tool_weights)
 
     def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str) -> Ranking:
         tools = [c for c in cands if c.id != NO_TOOL_ID]

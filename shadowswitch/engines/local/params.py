@@ -39,7 +39,7 @@ def stem(word: str) -> str:
 
 
 def keywords(text: str, limit: int = 12) -> frozenset[str]:
-    words = [w for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2]
+    words = [w for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
     return frozenset(stem(w) for w in words[:limit])
 
 

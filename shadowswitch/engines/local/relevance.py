@@ -16,15 +16,14 @@ from collections.abc import Sequence
 FEATURES = ("bias", "unfilled")
 
 
-def no_tool_features(coverage: Sequence[float | None]) -> dict[str, float]:
+def no_tool_features(coverage: Sequence[float | None], cutoff: float = 0.0) -> dict[str, float]:
     """`coverage`: the best value score of each required text/number parameter of the top
-    tool (None when the text holds no value of its type); a score below 0 is not convincing."""
-    return {
-        "bias": 1.0,
-        "unfilled": sum(1 for s in coverage if s is None or s < 0) / max(len(coverage), 1),
-    }
+    tool (None when the text holds no value of its type); below `cutoff` is not convincing."""
+    unfilled = sum(1 for s in coverage if s is None or s < cutoff)
+    return {"bias": 1.0, "unfilled": unfilled / max(len(coverage), 1)}
 
 
-def no_tool_level(features: dict[str, float], weights: dict[str, float]) -> float:
+def no_tool_level(coverage: Sequence[float | None], weights: dict[str, float]) -> float:
     """The no-tool candidate's score, in units of cosine similarity."""
+    features = no_tool_features(coverage, weights.get("cutoff", 0.0))
     return sum(weights.get(k, 0.0) * v for k, v in features.items())

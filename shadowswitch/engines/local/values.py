@@ -136,6 +136,9 @@ def names(text: str) -> list[Span]:
         else:
             runs.append((word.start(), word.end()))
     out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
+    for s, e in runs:  # without its first word: "ID U123456", "Their CIK"
+        if (cut := text.find(" ", s, e)) > 0:
+            out.append(Span(text[cut + 1 : e], text[cut + 1 : e], "name", cut + 1, e))
     for (s1, e1), (s2, e2) in itertools.pairwise(runs):
         if text[e1:s2] in (", ", ","):
             out.append(Span(text[s1:e2], text[s1:e2], "name", s1, e2))
