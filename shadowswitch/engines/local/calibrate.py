@@ -212,9 +212,13 @@ def _note(limit: int | None, balanced: float, full_call: float) -> str:
     sample = "all cases" if limit is None else f"{limit} cases per file (even stride)"
     return (
         "Fitted by shadowswitch.engines.local.calibrate on BFCL v4 development files only "
-        f"(live_simple, live_multiple, live_relevance, live_irrelevance; {sample}). "
-        f"Dev balanced tool/no-tool accuracy {balanced:.3f}; dev full-call accuracy "
-        f"(arguments given the right tool) {full_call:.3f}. " + CASCADE_NOTE
+        f"(live_simple, live_multiple, live_relevance, live_irrelevance; {sample}); never on the "
+        "test files (simple_python, multiple, irrelevance). Values: listwise softmax per parameter; "
+        "absent:<group> is the learned score of leaving an optional parameter out. Dev full-call "
+        f"accuracy (arguments given the right tool) {full_call:.3f}. Choice: the no-tool weights "
+        "(bias, unfilled, cutoff of a convincing value score) are the grid point with the best dev "
+        f"balanced tool/no-tool accuracy, {balanced:.3f}; choice_temperature then by likelihood. "
+        + CASCADE_NOTE
     )
 
 

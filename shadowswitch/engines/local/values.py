@@ -135,14 +135,22 @@ def names(text: str) -> list[Span]:
             runs[-1] = (runs[-1][0], word.end())
         else:
             runs.append((word.start(), word.end()))
+    # A lone capitalised word opening a sentence is its first word ("Provide me…"), not a name.
+    runs = [(s, e) for s, e in runs if " " in text[s:e] or not _opens_sentence(text, s)]
     out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
-    for s, e in runs:  # without its first word: "ID U123456", "Their CIK"
-        if (cut := text.find(" ", s, e)) > 0:
+    for s, e in runs:  # without a label in capitals: "ID U123456", "UUID AB1010CD"
+        cut = text.find(" ", s, e)
+        if cut > 0 and text[s:cut].isupper() and cut - s > 1:
             out.append(Span(text[cut + 1 : e], text[cut + 1 : e], "name", cut + 1, e))
     for (s1, e1), (s2, e2) in itertools.pairwise(runs):
         if text[e1:s2] in (", ", ","):
             out.append(Span(text[s1:e2], text[s1:e2], "name", s1, e2))
     return out
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return not before or before[-1] in ".!?:\n"
 
 
 def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
