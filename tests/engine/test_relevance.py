@@ -42,3 +42,14 @@ async def test_a_tool_the_text_cannot_fill_makes_answering_directly_likelier(eng
     unfilled = await engine.decide(ask("Area of a triangle, roughly?", TOOLS), POLICY)
     assert filled.name == "triangle_area"
     assert _no_tool_probability(unfilled) > _no_tool_probability(filled)
+
+
+def test_calibration_finds_a_level_that_separates_tool_from_no_tool() -> None:
+    from shadowswitch.engines.local.calibrate import fit_choice
+
+    tool_cases = [([0.62, 0.30], [3.0], 0), ([0.55, 0.41], [2.5, 4.0], 0)] * 5
+    no_tool_cases = [([0.35, 0.20], [None], -1), ([0.50, 0.10], [-1.0], -1)] * 5
+    weights, temperature, balanced = fit_choice(tool_cases + no_tool_cases)
+    assert balanced == 1.0
+    assert 0.01 <= temperature <= 0.5
+    assert no_tool_level([3.0], weights) < 0.55 and no_tool_level([-1.0], weights) >= 0.50
