@@ -203,7 +203,8 @@ def _enum_default(p: Param, options: list[Any]) -> Any:
 
 
 def choose_bool(p: Param, index: TextIndex) -> Any:
-    hit = mentioned(index, sorted(p.name_words)) and not indifferent(index, sorted(p.name_words))
+    words = sorted(p.name_words)
+    hit = mentioned(index, words) and not indifferent(index, words)
     default = p.schema.get("default")
     if not hit:
         return default if p.required and isinstance(default, bool) else (

@@ -58,9 +58,9 @@ def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
 
 
 def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
-    """The "answer directly" weights that maximise balanced tool/no-tool accuracy (a grid:
-    two weights, and likelihood fits traded no-tool recall for confidence), then the softmax
-    temperature that best predicts the right candidate under them.
+    """The "answer directly" weights (bias, unfilled weight, cutoff of a convincing value score)
+    that maximise balanced tool/no-tool accuracy, by grid search (a likelihood fit traded no-tool
+    recall for confidence), then the softmax temperature that best predicts the right candidate.
 
     Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
     grid = [{"bias": b / 100, "unfilled": u / 100, "cutoff": float(c)}

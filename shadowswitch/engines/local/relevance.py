@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# Tried and dropped (weight ~0 on the development data): number of tools, query length, tool-name
-# similarity, lexical overlap, and "the tool has no required value" apart from the bias.
-FEATURES = ("bias", "unfilled")
+# Features: a bias and the share of unfilled required values. Tried and dropped (weight ~0 on
+# the development data): number of tools, query length, tool-name similarity, lexical overlap,
+# and "the tool has no required value" apart from the bias.
 
 
 def no_tool_features(coverage: Sequence[float | None], cutoff: float = 0.0) -> dict[str, float]:

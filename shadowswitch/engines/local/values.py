@@ -148,18 +148,20 @@ def names(text: str) -> list[Span]:
     return out
 
 
-def _opens_sentence(text: str, start: int) -> bool:
+SENTENCE_END = ".!?:\n"
+
+
+def _opens_sentence(text: str, start: int, breaks: str = SENTENCE_END) -> bool:
     before = text[:start].rstrip()
-    return not before or before[-1] in ".!?:\n"
+    return not before or before[-1] in breaks
 
 
 def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
     word = words[j].group(0)
     if not word[0].isupper() or word.lower() in ("i", "i'm", "i'd", "i've"):
         return False
-    before = text[: words[j].start()].rstrip()
-    sentence_start = not before or before[-1] in ".!?:\n,"  # "Riga, Latvia, Can you…"
-    return not (sentence_start and word.lower() in STOPWORDS)
+    after_break = _opens_sentence(text, words[j].start(), SENTENCE_END + ",")  # "Riga, Latvia, Can you…"
+    return not (after_break and word.lower() in STOPWORDS)
 
 
 def identifiers(text: str) -> list[Span]:
