@@ -17,13 +17,20 @@ POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0}
 
 def test_features_count_required_values_the_text_does_not_supply() -> None:
     assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0}
-    assert no_tool_features([2.5, None])["unfilled"] == 0.5
-    assert no_tool_features([2.5, -1.0, 0.3])["unfilled"] == pytest.approx(1 / 3)
-    assert no_tool_features([2.5, 1.0], cutoff=2.0)["unfilled"] == 0.5
+    assert no_tool_features([("str", 2.5), ("num", None)])["unfilled"] == 0.5
+    assert no_tool_features([("str", 2.5), ("str", -1.0), ("num", 0.3)])["unfilled"] == pytest.approx(1 / 3)
+    assert no_tool_features([("str", 2.5), ("str", 1.0)], {"str": 2.0})["unfilled"] == 0.5
+    weights = {"bias": 0.3, "unfilled": 0.2, "cutoff:str": 2.0, "cutoff:num": 0.5}
+    assert no_tool_level([("str", None)], weights) == pytest.approx(0.5)
+    assert no_tool_level([("str", 1.0)], weights) == pytest.approx(0.5)
+    assert no_tool_level([("str", 3.0)], weights) == pytest.approx(0.3)
+    assert no_tool_level([("num", 1.0)], weights) == pytest.approx(0.3)  # a number needs fewer cues
+
+
+def test_an_older_calibration_with_one_cutoff_applies_it_to_every_group() -> None:
     weights = {"bias": 0.3, "unfilled": 0.2, "cutoff": 2.0}
-    assert no_tool_level([None], weights) == pytest.approx(0.5)
-    assert no_tool_level([1.0], weights) == pytest.approx(0.5)
-    assert no_tool_level([3.0], weights) == pytest.approx(0.3)
+    assert no_tool_level([("num", 1.0)], weights) == pytest.approx(0.5)
+    assert no_tool_level([("date", 3.0)], weights) == pytest.approx(0.3)
 
 
 def test_addresses_are_read_by_kind_for_the_choice() -> None:
@@ -47,9 +54,9 @@ async def test_a_tool_the_text_cannot_fill_makes_answering_directly_likelier(eng
 def test_calibration_finds_a_level_that_separates_tool_from_no_tool() -> None:
     from shadowswitch.engines.local.calibrate import fit_choice
 
-    tool_cases = [([0.62, 0.30], [3.0], 0), ([0.55, 0.41], [2.5, 4.0], 0)] * 5
-    no_tool_cases = [([0.35, 0.20], [None], -1), ([0.50, 0.10], [-1.0], -1)] * 5
+    tool_cases = [([0.62, 0.30], [("str", 3.0)], 0), ([0.55, 0.41], [("str", 2.5), ("num", 4.0)], 0)] * 5
+    no_tool_cases = [([0.35, 0.20], [("str", None)], -1), ([0.50, 0.10], [("str", -1.0)], -1)] * 5
     weights, temperature, balanced = fit_choice(tool_cases + no_tool_cases)
     assert balanced == 1.0
     assert 0.01 <= temperature <= 0.5
-    assert no_tool_level([3.0], weights) < 0.55 and no_tool_level([-1.0], weights) >= 0.50
+    assert no_tool_level([("str", 3.0)], weights) < 0.55 and no_tool_level([("str", -1.0)], weights) >= 0.50

@@ -56,14 +56,17 @@ class ArgumentFiller:
                 _put(args, p, self._structured(p, lists, args, decode))
         return repair(args, params, parameters, decode)
 
-    def coverage(self, parameters: dict[str, Any], text: str) -> list[float | None]:
-        """The best value score of each required text or number parameter (None: no value of
-        its type in the text); the relevance check reads it to tell "cannot call" apart."""
+    def coverage(self, parameters: dict[str, Any], text: str) -> list[tuple[str, float | None]]:
+        """The group and best value score of each required text or number parameter (None: no
+        value of its type in the text); the relevance check reads it to tell "cannot call" apart."""
         required = [p for p in params_of(parameters) if p.required and p.kind in SCALARS]
         if not required:
             return []
         pairs = self._pairs(required, extract(text), TextIndex.of(text))
-        return [max((x.score for x in pairs if x.param.name == p.name), default=None) for p in required]
+        return [
+            (group(p), max((x.score for x in pairs if x.param.name == p.name), default=None))
+            for p in required
+        ]
 
     def _scalars(self, params: list[Param], spans: list[Span], index: TextIndex) -> dict[str, Any]:
         pairs = self._pairs(params, spans, index)

@@ -11,6 +11,7 @@ then the optional-parameter threshold that maximises full-call accuracy there.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from dataclasses import asdict, replace
 from typing import Any
@@ -25,13 +26,13 @@ from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import load_models
 from .params import params_of
-from .relevance import no_tool_level
+from .relevance import GROUPS, Coverage, no_tool_features, no_tool_level
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")
 
 
-ChoiceRow = tuple[list[float], list[float | None], int]  # tool similarities, top tool's coverage, right
+ChoiceRow = tuple[list[float], Coverage, int]  # tool similarities, top tool's coverage, right
 
 
 def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
@@ -57,16 +58,34 @@ def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
     return rows
 
 
+BIASES = [b / 100 for b in range(10, 46)]
+UNFILLED = [u / 100 for u in range(0, 61, 4)]
+CUTOFFS = [float(c) for c in range(-2, 6)]
+
+
 def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
-    """The "answer directly" weights (bias, unfilled weight, cutoff of a convincing value score)
-    that maximise balanced tool/no-tool accuracy, by grid search (a likelihood fit traded no-tool
-    recall for confidence), then the softmax temperature that best predicts the right candidate.
+    """The "answer directly" weights (bias, unfilled weight, and per parameter group the cutoff
+    of a convincing value score) that maximise balanced tool/no-tool accuracy, by grid search
+    (a likelihood fit traded no-tool recall for confidence), then the softmax temperature that
+    best predicts the right candidate.
 
     Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
-    grid = [{"bias": b / 100, "unfilled": u / 100, "cutoff": float(c)}
-            for b in range(10, 46) for u in range(0, 61, 4) for c in range(-2, 6)]  # fmt: skip
-    best = max(grid, key=lambda w: (_balanced(rows, w), -abs(w["unfilled"])))
-    return best, _temperature(rows, best), _balanced(rows, best)
+    top = torch.tensor([max(sims) for sims, _, _ in rows])
+    is_tool = torch.tensor([right >= 0 for _, _, right in rows])
+    top_right = torch.tensor([right >= 0 and sims.index(max(sims)) == right for sims, _, right in rows])
+    best: tuple[float, dict[str, float]] = (-1.0, {})
+    for cuts in itertools.product(CUTOFFS, repeat=len(GROUPS)):
+        cutoffs = dict(zip(GROUPS, cuts, strict=True))
+        share = torch.tensor([no_tool_features(cover, cutoffs)["unfilled"] for _, cover, _ in rows])
+        level = torch.tensor(BIASES)[:, None, None] + torch.tensor(UNFILLED)[None, :, None] * share
+        tool_ok = ((top > level) & top_right)[..., is_tool].float().mean(-1)
+        none_ok = (top <= level)[..., ~is_tool].float().mean(-1)
+        balanced = (tool_ok.nan_to_num(0.0) + none_ok.nan_to_num(0.0)) / 2
+        b, u = divmod(int(balanced.argmax()), len(UNFILLED))  # ties: the lowest bias, then unfilled
+        if balanced[b, u] > best[0] + 1e-9:
+            weights = {"bias": BIASES[b], "unfilled": UNFILLED[u]}
+            best = (float(balanced[b, u]), weights | {f"cutoff:{g}": c for g, c in cutoffs.items()})
+    return best[1], _temperature(rows, best[1]), best[0]
 
 
 def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
@@ -84,18 +103,6 @@ def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
         return float(-logp[torch.arange(len(data)), target].mean())
 
     return min((round(0.01 * 1.05**k, 4) for k in range(80)), key=nll)
-
-
-def _balanced(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
-    tool_ok, none_ok = [], []
-    for sims, coverage, right in rows:
-        level = no_tool_level(coverage, weights)
-        best = max(range(len(sims)), key=lambda i: sims[i])
-        if right >= 0:
-            tool_ok.append(sims[best] > level and best == right)
-        else:
-            none_ok.append(sims[best] <= level)
-    return (sum(tool_ok) / max(len(tool_ok), 1) + sum(none_ok) / max(len(none_ok), 1)) / 2
 
 
 Group = tuple[list[tuple[dict[str, float], int]], int, str]  # (features, right) per value; absent

@@ -14,9 +14,9 @@ from .candidates import NO_TOOL_ID, Candidate
 from .encoder import Encoder
 from .lm import LanguageModel
 from .prompt import choice_fixed, choice_variable, label
-from .relevance import no_tool_level
+from .relevance import Coverage, no_tool_level
 
-Coverage = Callable[[dict[str, Any], str], list[float | None]]  # tool parameters, text → scores
+CoverageOf = Callable[[dict[str, Any], str], Coverage]  # tool parameters, text → coverage
 
 RERANK = 3  # candidates the LM re-ranks in the hybrid cascade
 RERANK_PENALTY = 100.0
@@ -46,7 +46,7 @@ def margin(probs: Sequence[float]) -> float:
 
 
 class Chooser:
-    def __init__(self, encoder: Encoder, lm: LanguageModel, cal: Calibration, coverage: Coverage) -> None:
+    def __init__(self, encoder: Encoder, lm: LanguageModel, cal: Calibration, coverage: CoverageOf) -> None:
         self.encoder = encoder
         self.lm = lm
         self.cal = cal

@@ -9,21 +9,34 @@ candidate competes with the tools under one softmax.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 # Features: a bias and the share of unfilled required values. Tried and dropped (weight ~0 on
 # the development data): number of tools, query length, tool-name similarity, lexical overlap,
 # and "the tool has no required value" apart from the bias.
 
+Coverage = Sequence[tuple[str, float | None]]
+"""Per required text/number parameter of the top tool: its group (argscore.group) and its best
+value score, None when the text holds no value of its type."""
 
-def no_tool_features(coverage: Sequence[float | None], cutoff: float = 0.0) -> dict[str, float]:
-    """`coverage`: the best value score of each required text/number parameter of the top
-    tool (None when the text holds no value of its type); below `cutoff` is not convincing."""
-    unfilled = sum(1 for s in coverage if s is None or s < cutoff)
+GROUPS = ("num", "str", "date")
+
+
+def no_tool_features(coverage: Coverage, cutoffs: Mapping[str, float] | None = None) -> dict[str, float]:
+    """A value scoring below its group's cutoff is not convincing: the parameter counts as
+    unfilled. Cutoffs differ by group because a number is found with fewer cues than a name."""
+    cutoffs = cutoffs or {}
+    unfilled = sum(1 for group, s in coverage if s is None or s < cutoffs.get(group, 0.0))
     return {"bias": 1.0, "unfilled": unfilled / max(len(coverage), 1)}
 
 
-def no_tool_level(coverage: Sequence[float | None], weights: dict[str, float]) -> float:
+def cutoffs_of(weights: Mapping[str, float]) -> dict[str, float]:
+    """`cutoff:<group>` weights; a plain `cutoff` (older calibrations) applies to every group."""
+    default = weights.get("cutoff", 0.0)
+    return {g: weights.get(f"cutoff:{g}", default) for g in GROUPS}
+
+
+def no_tool_level(coverage: Coverage, weights: Mapping[str, float]) -> float:
     """The no-tool candidate's score, in units of cosine similarity."""
-    features = no_tool_features(coverage, weights.get("cutoff", 0.0))
+    features = no_tool_features(coverage, cutoffs_of(weights))
     return sum(weights.get(k, 0.0) * v for k, v in features.items())
