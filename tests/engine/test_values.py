@@ -62,3 +62,17 @@ def test_a_month_inside_a_date_is_not_a_name() -> None:
 def test_a_decimal_point_ends_no_sentence() -> None:
     clauses = found("Set the rate to 3.5 for the loan. Then email Bob about it.", "clause")
     assert "Set the rate to 3.5 for the loan." in clauses
+
+
+def test_a_possessive_before_a_noun_names_its_owner() -> None:
+    assert "Madonna" in found("I like Madonna's music from 2019", "name")
+    assert "Madonna's" not in found("I like Madonna's music from 2019", "name")
+    assert "McDonald's" in found("Order at McDonald's, Chicago", "name")
+
+
+def test_places_and_addresses_joined_by_commas() -> None:
+    assert "Portland, OR" in found("a train from Portland, OR to Seattle, WA", "name")
+    addresses = found("an Uber from 221B Baker Street, Berkeley, CA, USA, and quickly", "name")
+    assert "221B Baker Street, Berkeley, CA, USA" in addresses
+    assert "Baker Street, Berkeley" in addresses
+    assert not any("or" in str(v).split() for v in found("tea, or coffee", "name"))

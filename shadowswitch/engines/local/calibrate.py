@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from .argscore import TextIndex, features, group
+from .argscore import TextIndex, features, group, linear
 from .arguments import _order_matches
 from .calibration import PATH, Calibration
 from .candidates import offered_tools
@@ -163,8 +163,29 @@ def fit_values(groups: list[Group], l2: float = 1e-3) -> dict[str, float]:
 
     opt.step(closure)
     weights = {n: round(float(v), 4) for n, v in zip(names, w.detach(), strict=True)}
-    absent = {f"absent:{k}": round(float(v), 4) for k, v in zip(kinds, absent_w.detach(), strict=True)}
-    return weights | absent | {"bias": 0.0}
+    return weights | {"bias": 0.0} | fit_absent(groups, weights)
+
+
+def fit_absent(groups: list[Group], weights: dict[str, float]) -> dict[str, float]:
+    """Per group, the score below which an optional parameter is left out: the threshold that
+    gets most parameters right. The likelihood fit above sets it too high, trading right values
+    for confidence in "absent"."""
+    tops = [(max((linear(f, weights), bool(r)) for f, r in rows) if rows else None, absent, kind)
+            for rows, absent, kind in groups]  # fmt: skip
+
+    def right(kind: str, threshold: float) -> int:
+        ok = 0
+        for top, absent, k in tops:
+            if k != kind:
+                continue
+            if absent >= 0 and (top is None or top[0] < threshold):
+                ok += absent == 1
+            elif top is not None:
+                ok += top[1]
+        return ok
+
+    kinds = sorted({kind for *_, kind in groups})
+    return {f"absent:{k}": max((t / 4 for t in range(-8, 33)), key=lambda t: right(k, t)) for k in kinds}
 
 
 def full_call_accuracy(decider: Decider, cases: list[Any]) -> float:
@@ -216,15 +237,16 @@ def _use(decider: Decider, cal: Calibration) -> Calibration:
 
 def _note(limit: int | None, balanced: float, full_call: float) -> str:
     sample = "all cases" if limit is None else f"{limit} cases per file (even stride)"
+    choice = f"{balanced:.3f}" if balanced >= 0 else "(not refitted in this run)"
     return (
         "Fitted by shadowswitch.engines.local.calibrate on BFCL v4 development files only "
         f"(live_simple, live_multiple, live_relevance, live_irrelevance; {sample}); never on the "
         "test files (simple_python, multiple, irrelevance). Values: listwise softmax per parameter; "
-        "absent:<group> is the learned score of leaving an optional parameter out. Dev full-call "
+        "absent:<group> is the score below which an optional parameter is left out, the threshold "
+        "that gets most dev parameters right. Dev full-call "
         f"accuracy (arguments given the right tool) {full_call:.3f}. Choice: the no-tool weights "
         "(bias, unfilled, cutoff of a convincing value score) are the grid point with the best dev "
-        f"balanced tool/no-tool accuracy, {balanced:.3f}; choice_temperature then by likelihood. "
-        + CASCADE_NOTE
+        f"balanced tool/no-tool accuracy, {choice}; choice_temperature then by likelihood. " + CASCADE_NOTE
     )
 
 

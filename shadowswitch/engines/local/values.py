@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -124,7 +123,8 @@ def quoted(text: str) -> list[Span]:
 
 
 def names(text: str) -> list[Span]:
-    """Runs of capitalised words (`New York`, `Katy Perry`), also `City, Region` pairs."""
+    """Runs of capitalised words (`New York`, `Katy Perry`), also comma-joined places and
+    addresses (`Portland, OR`, `221B Baker Street, Berkeley, CA`)."""
     words = list(WORD_RE.finditer(text))
     runs: list[tuple[int, int]] = []
     for i, word in enumerate(words):
@@ -137,15 +137,30 @@ def names(text: str) -> list[Span]:
             runs.append((word.start(), word.end()))
     # A lone capitalised word opening a sentence is its first word ("Provide me…"), not a name.
     runs = [(s, e) for s, e in runs if " " in text[s:e] or not _opens_sentence(text, s)]
+    # A possessive before a noun names its owner: "Madonna's music" → Madonna.
+    runs = [(s, e - 2) if _possessive(text, e) else (s, e) for s, e in runs]
     out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
     for s, e in runs:  # without a label in capitals: "ID U123456", "UUID AB1010CD"
         cut = text.find(" ", s, e)
         if cut > 0 and text[s:cut].isupper() and cut - s > 1:
             out.append(Span(text[cut + 1 : e], text[cut + 1 : e], "name", cut + 1, e))
-    for (s1, e1), (s2, e2) in itertools.pairwise(runs):
-        if text[e1:s2] in (", ", ","):
-            out.append(Span(text[s1:e2], text[s1:e2], "name", s1, e2))
+    for i, (start, end) in enumerate(runs):
+        house = HOUSE_NUMBER_RE.search(text, 0, start)  # "221B Baker Street"
+        for s in [start] + ([house.start()] if house else []):
+            ends = [end] if s != start else []
+            for j in range(i + 1, min(i + 4, len(runs))):
+                if text[runs[j - 1][1] : runs[j][0]] not in (", ", ","):
+                    break
+                ends.append(runs[j][1])
+            out += [Span(text[s:e], text[s:e], "name", s, e) for e in ends]
     return out
+
+
+HOUSE_NUMBER_RE = re.compile(r"(?<![\w.,$])\d{1,5}[A-Za-z]? $")
+
+
+def _possessive(text: str, end: int) -> bool:
+    return text[end - 2 : end] in ("'s", "’s") and bool(re.match(r" [a-z]", text[end : end + 2]))
 
 
 SENTENCE_END = ".!?:\n"
@@ -160,6 +175,8 @@ def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
     word = words[j].group(0)
     if not word[0].isupper() or word.lower() in ("i", "i'm", "i'd", "i've"):
         return False
+    if len(word) == 2 and word.isupper() and text[: words[j].start()].endswith(", "):
+        return True  # a region code: "Portland, OR"
     after_break = _opens_sentence(text, words[j].start(), SENTENCE_END + ",")  # "Riga, Latvia, Can you…"
     return not (after_break and word.lower() in STOPWORDS)
 
