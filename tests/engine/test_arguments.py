@@ -8,9 +8,12 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from shadowswitch.engines.local.argscore import year
 from shadowswitch.engines.local.arguments import ArgumentFiller
 from shadowswitch.engines.local.calibration import load_calibration
+from shadowswitch.engines.local.params import params_of
 from shadowswitch.engines.local.schema import minimal_instance, normalise
+from shadowswitch.engines.local.values import extract
 
 
 def no_similarity(left: list[str], right: list[str]) -> list[list[float]]:
@@ -103,6 +106,18 @@ def test_from_and_to_go_to_source_and_target() -> None:
     want = {"destination": "Berlin", "origin": "Paris"}
     assert FILLER.fill(schema, "Find flights from Paris to Berlin") == want
     assert FILLER.fill(schema, "Find flights to Berlin from Paris") == want
+
+
+def test_a_range_fills_its_minimum_and_maximum() -> None:
+    schema = {"type": "object", "required": ["max_age", "min_age"], "properties": {
+        "max_age": {"type": "integer"}, "min_age": {"type": "integer"}}}  # fmt: skip
+    assert FILLER.fill(schema, "someone between 25 and 35") == {"max_age": 35, "min_age": 25}
+
+
+def test_a_year_parameter_prefers_a_number_that_reads_as_a_year() -> None:
+    year_param = params_of({"properties": {"year": {"type": "integer"}}})[0]
+    scores = {s.value: year(year_param, s) for s in extract("5 songs from 2022") if s.kind == "number"}
+    assert scores == {5: -1.0, 2022: 1.0}
 
 
 def test_nested_objects_are_filled_from_the_text() -> None:

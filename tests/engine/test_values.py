@@ -76,3 +76,7 @@ def test_places_and_addresses_joined_by_commas() -> None:
     assert "221B Baker Street, Berkeley, CA, USA" in addresses
     assert "Baker Street, Berkeley" in addresses
     assert not any("or" in str(v).split() for v in found("tea, or coffee", "name"))
+
+
+def test_a_name_run_opening_a_sentence_is_offered_without_its_first_word() -> None:
+    assert "Katy Perry" in found("Play Katy Perry loud", "name")

@@ -80,7 +80,35 @@ def features(
         "long_text_param": float(n_words > 4 and _wants_text(param)),
         "direction": direction(param, span, index),
         "iso_date": float(span.kind == "date" and span.value != span.text and group(param) != "num"),
+        "year": year(param, span),
+        "bound": bound(param, span, index.text),
     }
+
+
+def year(param: Param, span: Span) -> float:
+    """A year parameter: +1 for a number that reads as a year (2022), -1 for one that does not."""
+    if "year" not in param.name_words or not isinstance(span.value, int | float):
+        return 0.0
+    return 1.0 if span.kind == "number" and 1000 <= span.value <= 2999 else -1.0
+
+
+LOW_WORDS = frozenset(("min", "minimum", "lower", "low", "least", "start", "begin", "from", "floor"))
+HIGH_WORDS = frozenset(("max", "maximum", "upper", "high", "most", "end", "until", "ceiling"))
+RANGE_NEXT = re.compile(r"\s*(?:and|to|-|–|through)\s*[$€£]?\d")
+RANGE_PREV = re.compile(r"\d\s*(?:and|to|-|–|through)\s*[$€£]?$")
+
+
+def bound(param: Param, span: Span, text: str) -> float:
+    """ "between 25 and 35": +1 when the low end meets a minimum or the high end a maximum
+    parameter, -1 when crossed."""
+    low, high = bool(param.name_words & LOW_WORDS), bool(param.name_words & HIGH_WORDS)
+    if low == high or span.kind != "number":
+        return 0.0
+    said_low = bool(RANGE_NEXT.match(text, span.end))
+    said_high = bool(RANGE_PREV.search(text[max(0, span.start - 12) : span.start]))
+    if said_low == said_high:
+        return 0.0
+    return 1.0 if said_low == low else -1.0
 
 
 def direction(param: Param, span: Span, index: TextIndex) -> float:

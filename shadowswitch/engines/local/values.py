@@ -140,9 +140,9 @@ def names(text: str) -> list[Span]:
     # A possessive before a noun names its owner: "Madonna's music" → Madonna.
     runs = [(s, e - 2) if _possessive(text, e) else (s, e) for s, e in runs]
     out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
-    for s, e in runs:  # without a label in capitals: "ID U123456", "UUID AB1010CD"
-        cut = text.find(" ", s, e)
-        if cut > 0 and text[s:cut].isupper() and cut - s > 1:
+    for s, e in runs:  # without a label in capitals ("ID U123456") or a sentence's first word
+        cut = text.find(" ", s, e)  # ("Play Katy Perry")
+        if cut > 0 and ((text[s:cut].isupper() and cut - s > 1) or _opens_sentence(text, s)):
             out.append(Span(text[cut + 1 : e], text[cut + 1 : e], "name", cut + 1, e))
     for i, (start, end) in enumerate(runs):
         house = HOUSE_NUMBER_RE.search(text, 0, start)  # "221B Baker Street"
