@@ -140,3 +140,9 @@ def test_flags_follow_what_the_user_says() -> None:
     assert FILLER.fill(schema, "A flat in Austin, I don't care about a garage") == {}
     assert FILLER.fill(schema, "What tax do I pay on $250?") == {}
     assert FILLER.fill(schema, "Find a barber that shouldn't be unisex") == {"is_unisex": False}
+
+
+def test_a_date_parameter_gets_the_format_its_description_names() -> None:
+    schema = {"type": "object", "required": ["date_of_journey"], "properties": {
+        "date_of_journey": {"type": "string", "description": "Date of the journey, MM/DD/YYYY"}}}  # fmt: skip
+    assert FILLER.fill(schema, "a train on April 10, 2023 please") == {"date_of_journey": "04/10/2023"}

@@ -80,3 +80,20 @@ def test_places_and_addresses_joined_by_commas() -> None:
 
 def test_a_name_run_opening_a_sentence_is_offered_without_its_first_word() -> None:
     assert "Katy Perry" in found("Play Katy Perry loud", "name")
+
+
+def test_more_date_forms_and_a_day_joined_with_its_time() -> None:
+    assert "2023-10-01" in found("visit on 2023.10.1", "date")
+    assert "2024-03-22" in found("on 22/3/2024", "date")
+    assert "2024-03-19T12:00:00" in found("on March 19, 2024, at 12:00 PM", "date")
+
+
+def test_a_date_is_written_in_the_format_its_parameter_asks_for() -> None:
+    from shadowswitch.engines.local.dates import asked_format, in_format
+
+    assert asked_format("Date of the journey in the format MM/DD/YYYY.") == "%m/%d/%Y"
+    assert asked_format("Start, 'YYYY-MM-DD HH:mm:ss'; e.g. 2024-01-01 00:00:00") == "%Y-%m-%d %H:%M:%S"
+    assert asked_format("the city name") is None
+    assert in_format("2023-04-22", "%m/%d/%Y") == "04/22/2023"
+    assert in_format("2024-03-19T12:00:00", "%Y-%m-%d %H:%M:%S") == "2024-03-19 12:00:00"
+    assert in_format("2024-03-19", "%Y-%m-%d %H:%M:%S") is None  # no time was said

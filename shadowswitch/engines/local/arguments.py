@@ -10,6 +10,7 @@ from typing import Any
 
 from .argscore import TextIndex, features, group, indifferent, linear, mentioned, negated
 from .calibration import Calibration
+from .dates import asked_format, in_format
 from .listvalues import list_spans
 from .params import Param, params_of
 from .schema import is_valid, minimal_instance
@@ -148,6 +149,7 @@ class ArgumentFiller:
         return minimal_instance(p.schema)
 
 
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 SCALARS = ("string", "integer", "number")
 SHORTLIST = 4  # values per parameter scored with the encoder (4 and 12: same dev accuracy)
 SHORT = ("phrase", "name", "quoted", "ident")
@@ -167,6 +169,8 @@ def convert(p: Param, span: Span) -> Any:
         value = span.text if isinstance(value, int | float) else value
         if not isinstance(value, str):
             return None
+        if span.kind == "date" and ISO_DAY.match(value) and (fmt := asked_format(p.description)):
+            value = in_format(value, fmt) or value
     elif p.kind == "integer":
         if not isinstance(value, int | float) or not float(value).is_integer():
             return None

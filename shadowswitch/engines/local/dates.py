@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 
 def _words(text: str) -> list[str]:
@@ -25,6 +26,7 @@ YEAR_RE = r"(?P<year>\d{4})"
 PATTERNS = [
     re.compile(r"\b(?P<year>\d{4})-(?P<m>\d{1,2})-(?P<day>\d{1,2})\b"),
     re.compile(r"\b(?P<m>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})\b"),
+    re.compile(r"\b(?P<year>\d{4})\.(?P<m>\d{1,2})\.(?P<day>\d{1,2})\b"),
     re.compile(rf"\b{MONTH_RE}\s+{DAY_RE}(?:,?\s+{YEAR_RE})?\b", re.IGNORECASE),
     re.compile(rf"\b{DAY_RE}(?:\s+of)?\s+{MONTH_RE}(?:,?\s+{YEAR_RE})?\b", re.IGNORECASE),
     re.compile(rf"\b{MONTH_RE}\s+{YEAR_RE}\b", re.IGNORECASE),
@@ -38,26 +40,62 @@ DateSpan = tuple[str, str, int, int]  # surface, value, start, end
 
 def date_spans(text: str) -> list[DateSpan]:
     out: list[DateSpan] = []
+    days: list[tuple[str, int, int]] = []  # ISO day, start, end: to join with a time after it
     for pattern in PATTERNS:
         for m in pattern.finditer(text):
             out.append((m.group(0), m.group(0), m.start(), m.end()))
             iso = _iso(m)
             if iso and iso != m.group(0):
                 out.append((m.group(0), iso, m.start(), m.end()))
+            if iso and len(iso) == 10:
+                days.append((iso, m.start(), m.end()))
     for m in TIME_RE.finditer(text):
         out.append((m.group(0), m.group(0), m.start(), m.end()))
         hhmm = _hhmm(m)
         if hhmm and hhmm != m.group(0):
             out.append((m.group(0), hhmm, m.start(), m.end()))
+        for iso, start, end in days:  # "March 19, 2024 at 12:00 PM" → 2024-03-19T12:00:00
+            if hhmm and end <= m.start() and DAY_TIME_GAP.fullmatch(text[end : m.start()]):
+                out.append((text[start : m.end()], f"{iso}T{hhmm}:00", start, m.end()))
     return out
+
+
+DAY_TIME_GAP = re.compile(r"[\s,]*(?:at\s*)?", re.IGNORECASE)
+
+# A date format a parameter's description asks for → strftime; ISO is the default.
+FORMATS = {
+    "MM/DD/YYYY": "%m/%d/%Y", "DD/MM/YYYY": "%d/%m/%Y", "MM-DD-YYYY": "%m-%d-%Y",
+    "DD-MM-YYYY": "%d-%m-%Y", "YYYY/MM/DD": "%Y/%m/%d", "YYYY-MM-DD HH:MM:SS": "%Y-%m-%d %H:%M:%S",
+    "YYYY-MM-DD HH:MM": "%Y-%m-%d %H:%M", "YYYY-MM-DD": "%Y-%m-%d",
+}  # fmt: skip
+
+
+def asked_format(description: str) -> str | None:
+    """The first date format named in a description ("in the format MM/DD/YYYY")."""
+    upper = description.upper()
+    hits = [(upper.find(k), -len(k), f) for k, f in FORMATS.items() if k in upper]
+    return min(hits)[2] if hits else None
+
+
+def in_format(iso: str, fmt: str) -> str | None:
+    """An ISO day or day-and-time written in `fmt`; None when the value lacks what it needs."""
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    if "%H" in fmt and "T" not in iso:
+        return None
+    return moment.strftime(fmt)
 
 
 def _iso(m: re.Match[str]) -> str | None:
     groups = m.groupdict()
     month = int(groups["m"]) if groups.get("m") else MONTHS.get(_month_key(groups.get("mon")) or "")
+    year, day = groups.get("year"), groups.get("day")
+    if groups.get("m") and day and month > 12 >= int(day):  # day first: 22/3/2024
+        month, day = int(day), str(month)
     if not month or not 1 <= month <= 12:
         return None
-    year, day = groups.get("year"), groups.get("day")
     if day and not 1 <= int(day) <= 31:
         return None
     if year and day:

@@ -24,10 +24,13 @@ class Param:
     role: str | None = None  # "source" or "target": where a "from X" / "to X" value belongs
 
     @property
+    def description(self) -> str:
+        return str(self.schema.get("description") or "")
+
+    @property
     def text(self) -> str:
         """What the encoder compares values with."""
-        desc = str(self.schema.get("description") or "")
-        return f"{humanise(self.name)}: {desc}"[:300]
+        return f"{humanise(self.name)}: {self.description}"[:300]
 
 
 def stem(word: str) -> str:
