@@ -38,6 +38,10 @@ def test_names_quotes_identifiers() -> None:
 def test_lists() -> None:
     assert [3, 4] in [s.value for s in list_spans("point (3, 4) here")]
     assert ["apples", "pears", "plums"] in [s.value for s in list_spans("apples, pears and plums")]
+    tags = [s.value for s in list_spans("tags 'Taj Mahal', 'India', and 'art' please")]
+    assert tags[0] == ["Taj Mahal", "India", "art"]
+    assert ["ITM456", "ITM789"] in [s.value for s in list_spans("items ITM456 and ITM789, and more")]
+    assert not list_spans("a 'x' here, then later 'y' there")
 
 
 def test_render_keeps_types_for_whole_placeholders() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .values import Span, numbers
+from .values import Span, identifiers, numbers, quoted
 
 NUMBER_RUN = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+")
 BRACKETED = re.compile(r"[\[(]([^\[\]()]{1,200})[\])]")
@@ -13,8 +13,11 @@ ENUMERATION = re.compile(
 )
 
 
+SEPARATOR = re.compile(r"\s*(?:,|;|,?\s*(?:and|or))\s*")
+
+
 def list_spans(text: str) -> list[Span]:
-    out: list[Span] = []
+    out: list[Span] = joined(quoted(text), text) + joined(identifiers(text), text)
     for m in BRACKETED.finditer(text):
         items = _split(m.group(1))
         if len(items) >= 2:
@@ -34,6 +37,24 @@ def list_spans(text: str) -> list[Span]:
         items = _split(re.sub(r",? (?:and|or) ", ", ", m.group(0)))
         out.append(Span(m.group(0), [_typed(i) for i in items], "list", m.start(), m.end()))
     return out
+
+
+def joined(spans: list[Span], text: str) -> list[Span]:
+    """Quoted strings or identifiers one after another ("'Taj Mahal', 'India', and 'art'",
+    "ITM456 and ITM789"): the items, as written."""
+    runs: list[list[Span]] = []
+    for span in sorted(spans, key=lambda x: x.start):
+        if runs and SEPARATOR.fullmatch(_between(text, runs[-1][-1], span)):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    return [Span(text[r[0].start : r[-1].end], [x.value for x in r], "list", r[0].start, r[-1].end)
+            for r in runs if len(r) >= 2]  # fmt: skip
+
+
+def _between(text: str, left: Span, right: Span) -> str:
+    """The text between two spans, outside their quote marks."""
+    return text[left.end : right.start].strip("'\"`“”‘’")
 
 
 def _split(inner: str) -> list[str]:
