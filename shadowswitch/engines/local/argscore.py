@@ -53,6 +53,9 @@ class TextIndex:
 DATE_WORDS = frozenset(("date", "day", "time", "when", "datetime", "timestamp", "deadline", "until", "since"))
 
 
+GROUPS = ("num", "str", "date")  # what `group` returns
+
+
 def group(param: Param) -> str:
     """Which kind weights apply: numbers, dates and times, or other text."""
     if param.kind in NUMERIC:

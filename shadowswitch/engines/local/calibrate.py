@@ -5,7 +5,8 @@
 Choice: the softmax temperature and the "answer directly" weights (relevance.py), from
 live_multiple, live_simple and live_relevance (a tool is right) against live_irrelevance.
 Values: logistic regression over (parameter, value) features on live_simple + live_multiple,
-then the optional-parameter threshold that maximises full-call accuracy there.
+then per parameter group the threshold for leaving an optional parameter out that gets most
+parameters right there.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import torch
 
-from .argscore import TextIndex, features, group, linear
+from .argscore import GROUPS, TextIndex, features, group, linear
 from .arguments import _order_matches
 from .calibration import PATH, Calibration
 from .candidates import offered_tools
@@ -26,7 +27,7 @@ from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import load_models
 from .params import params_of
-from .relevance import GROUPS, Coverage, no_tool_features, no_tool_level
+from .relevance import Coverage, no_tool_features, no_tool_level
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from .argscore import GROUPS
+
 # Features: a bias and the share of unfilled required values. Tried and dropped (weight ~0 on
 # the development data): number of tools, query length, tool-name similarity, lexical overlap,
 # and "the tool has no required value" apart from the bias.
@@ -18,8 +20,6 @@ from collections.abc import Mapping, Sequence
 Coverage = Sequence[tuple[str, float | None]]
 """Per required text/number parameter of the top tool: its group (argscore.group) and its best
 value score, None when the text holds no value of its type."""
-
-GROUPS = ("num", "str", "date")
 
 
 def no_tool_features(coverage: Coverage, cutoffs: Mapping[str, float] | None = None) -> dict[str, float]:
