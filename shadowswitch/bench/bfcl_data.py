@@ -19,7 +19,10 @@ from pathlib import Path
 from typing import Any
 
 TEST_CATEGORIES = ("simple_python", "multiple", "irrelevance")
-DEV_CATEGORIES = ("live_simple", "live_multiple", "live_irrelevance", "live_relevance")
+DEV_CATEGORIES = (
+    *("live_simple", "live_multiple", "live_irrelevance", "live_relevance"),
+    *("parallel", "parallel_multiple"),  # written like the test files; calibrate's "formal" style
+)
 CATEGORIES = TEST_CATEGORIES + DEV_CATEGORIES
 
 # BFCL's constants/type_mappings.py GORILLA_TO_OPENAPI (the Python/JSON part of it).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import torch
 
 from shadowswitch.engines.local.candidates import NO_TOOL_ID
 from shadowswitch.engines.local.conversation import intent_text
@@ -16,7 +17,7 @@ POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0}
 
 
 def test_features_count_required_values_the_text_does_not_supply() -> None:
-    assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0}
+    assert no_tool_features([]) == {"bias": 1.0, "unfilled": 0.0, "reference": 0.0}
     assert no_tool_features([("str", 2.5), ("num", None)])["unfilled"] == 0.5
     assert no_tool_features([("str", 2.5), ("str", -1.0), ("num", 0.3)])["unfilled"] == pytest.approx(1 / 3)
     assert no_tool_features([("str", 2.5), ("str", 1.0)], {"str": 2.0})["unfilled"] == 0.5
@@ -54,9 +55,44 @@ async def test_a_tool_the_text_cannot_fill_makes_answering_directly_likelier(eng
 def test_calibration_finds_a_level_that_separates_tool_from_no_tool() -> None:
     from shadowswitch.engines.local.calibrate import fit_choice
 
-    tool_cases = [([0.62, 0.30], [("str", 3.0)], 0), ([0.55, 0.41], [("str", 2.5), ("num", 4.0)], 0)] * 5
-    no_tool_cases = [([0.35, 0.20], [("str", None)], -1), ([0.50, 0.10], [("str", -1.0)], -1)] * 5
-    weights, temperature, balanced = fit_choice(tool_cases + no_tool_cases)
+    tool_cases = [([0.62, 0.30], [("str", 3.0)], 0, 0.3, 0)]
+    tool_cases += [([0.55, 0.41], [("str", 2.5), ("num", 4.0)], 0, 0.3, 0)]
+    no_tool_cases = [([0.35, 0.20], [("str", None)], -1, 0.3, 0), ([0.50, 0.10], [("str", -1.0)], -1, 0.3, 0)]
+    weights, temperature, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
     assert balanced == 1.0
     assert 0.01 <= temperature <= 0.5
-    assert no_tool_level([("str", 3.0)], weights) < 0.55 and no_tool_level([("str", -1.0)], weights) >= 0.50
+    assert no_tool_level([("str", 3.0)], weights, 0.3) < 0.55
+    assert no_tool_level([("str", -1.0)], weights, 0.3) >= 0.50
+
+
+def test_calibration_weighs_the_reference_similarity_when_only_it_separates() -> None:
+    """A formal question resembles every tool: the same top similarity means a tool when the
+    best unrelated reference tool is far below it, and no tool when it is close."""
+    from shadowswitch.engines.local.calibrate import fit_choice
+
+    tool_cases = [([0.50], [], 0, 0.20, 1), ([0.35], [], 0, 0.05, 0)]
+    no_tool_cases = [([0.50], [], -1, 0.48, 1), ([0.35], [], -1, 0.33, 0)]
+    weights, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
+    assert balanced == 1.0
+    assert weights["reference"] > 0
+    assert no_tool_level([], weights, 0.20) < 0.50 <= no_tool_level([], weights, 0.48)
+
+
+@pytest.mark.slow
+def test_reference_tools_leave_out_near_copies_of_an_offered_tool(engine: Any, tmp_path: Any) -> None:
+    """The reference similarity compares the request with tools unrelated to the offered ones:
+    a reference copy of an offered tool must not count, an unrelated one must."""
+    from shadowswitch.engines.local.reference import ReferenceTools, write_texts
+
+    encoder = engine.engine.encoder
+    weather = "get weather: Current weather for a city"
+    stocks = "stock price: The latest price of a stock ticker"
+    write_texts([weather, stocks], tmp_path / "reference.json")
+    refs = ReferenceTools.load(encoder, tmp_path / "cache", tmp_path / "reference.json")
+    assert list((tmp_path / "cache" / "reference").glob("*.pt"))  # the next start reads the cache
+    query = encoder.embed(["What's the weather in Paris?"])[0]
+    alone = refs.best(query, encoder.embed([stocks]))
+    assert alone == pytest.approx(float(encoder.embed([weather])[0] @ query), abs=1e-5)
+    assert refs.best(query, encoder.embed([weather])) < alone - 0.2  # the copy is left out
+    again = ReferenceTools.load(encoder, tmp_path / "cache", tmp_path / "reference.json")
+    assert torch.equal(again.vectors, refs.vectors)

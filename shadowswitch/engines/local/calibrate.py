@@ -2,8 +2,11 @@
 
     python -m shadowswitch.engines.local.calibrate [--limit N]
 
-Choice: the softmax temperature and the "answer directly" weights (relevance.py), from
-live_multiple, live_simple and live_relevance (a tool is right) against live_irrelevance.
+Choice: the softmax temperature and the "answer directly" weights (relevance.py), in two
+styles weighed equally: chat (live_multiple, live_simple and live_relevance, a tool is right,
+against live_irrelevance) and formal (parallel and parallel_multiple, against each question
+offered an unrelated tool of another case). The reference tools (reference.py) are the dev
+files' tool descriptions; each case's own tools are left out of them.
 Values: logistic regression over (parameter, value) features on live_simple + live_multiple,
 then per parameter group the threshold for leaving an optional parameter out that gets most
 parameters right there.
@@ -12,20 +15,21 @@ parameters right there.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, replace
 from typing import Any
 
 import torch
 
+from . import reference
 from .argscore import GROUPS, TextIndex, features, group, linear
 from .arguments import _order_matches
 from .calibration import PATH, Calibration
 from .candidates import offered_tools
 from .conversation import last_user_text
 from .engine import Decider, query_text
-from .models import load_models
+from .models import default_cache_dir, load_models
 from .params import params_of
 from .relevance import Coverage, no_tool_features, no_tool_level
 from .values import extract
@@ -33,12 +37,20 @@ from .values import extract
 CALL_SETS = ("live_simple", "live_multiple")
 
 
-ChoiceRow = tuple[list[float], Coverage, int]  # tool similarities, top tool's coverage, right
+ChoiceRow = tuple[list[float], Coverage, int, float, int]
+"""Per case: similarity to each tool, the value coverage of the most similar one, the index of
+the right tool (-1: no tool is right), the reference similarity (reference.py), the style."""
+
+STYLES = ("chat", "formal")  # live_* files: users' own words; parallel*: written questions
+FORMAL_SETS = ("parallel", "parallel_multiple")
+UNRELATED = 0.5  # a tool is unrelated to a case when its cosine with each of the case's is below
 
 
-def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
-    """Per case: similarity to each tool, the value coverage of the most similar one, and the
-    index of the right tool (-1 when no tool is right)."""
+def choice_rows(
+    decider: Decider, cases: list[Any], style: int, own: Mapping[str, list[str]] | None = None
+) -> list[ChoiceRow]:
+    """`own`: per case id, the tool texts of the question it was built from (synthetic no-tool
+    cases), left out of the reference tools as the offered ones are: one case out."""
     rows = []
     for case in cases:
         tools = offered_tools(case.request)
@@ -47,46 +59,116 @@ def choice_rows(decider: Decider, cases: list[Any]) -> list[ChoiceRow]:
         text = last_user_text(case.request)
         query = decider.encoder.embed([query_text(case.request)])[0]
         sims = decider.chooser.similarities(query, tools)
-        top = tools[max(range(len(sims)), key=lambda i: sims[i])]
-        coverage = decider.filler.coverage(top.parameters, text)
+        top = max(range(len(sims)), key=lambda i: sims[i])
+        coverage = decider.filler.coverage(tools[top].parameters, text)
+        mine = [t.text for t in tools] + list((own or {}).get(case.id, []))
+        reference = decider.reference.best(query, decider.encoder.embed_cached(mine))
         right = -1
-        if case.answers:
-            want = next(iter(case.answers[0]))
-            right = next((i for i, t in enumerate(tools) if case.name_map.get(t.id) == want), -1)
+        if case.answers:  # several called tools (parallel_multiple): the top one is right if called
+            names = {name for answer in case.answers for name in answer}
+            called = [i for i, t in enumerate(tools) if case.name_map.get(t.id) in names]
+            right = top if top in called else (called[0] if called else -1)
         elif case.expects_call:
-            right = max(range(len(sims)), key=lambda i: sims[i])  # relevance: any tool is right
-        rows.append((sims, coverage, right))
+            right = top  # relevance: any tool is right
+        rows.append((sims, coverage, right, reference, style))
     return rows
 
 
-BIASES = [b / 100 for b in range(10, 46)]
+def unrelated_tool_cases(
+    decider: Decider, cases: list[Any], per_case: int = 3
+) -> tuple[list[Any], dict[str, list[str]]]:
+    """No-tool cases in the style of the formal files: each question offered, alone, one of the
+    tools of the other cases most similar to it that is unrelated to its own tools. Also, per
+    new case, the tool texts of the question's own case."""
+    from shadowswitch.bench.bfcl_data import BfclCase
+
+    raw = {(k, t["function"]["name"]): t for k, c in enumerate(cases) for t in c.request["tools"]}
+    pool = [(k, raw[k, t.id], t.text) for k, c in enumerate(cases) for t in offered_tools(c.request)]
+    vectors = decider.encoder.embed_cached([text for *_, text in pool])
+    queries = decider.encoder.embed([query_text(c.request) for c in cases])
+    out, own_texts = [], {}
+    for k, case in enumerate(cases):
+        texts = [t.text for t in offered_tools(case.request)]
+        own = decider.encoder.embed_cached(texts)
+        related = (vectors @ own.T).max(dim=1).values >= UNRELATED
+        picked = 0
+        for j in (vectors @ queries[k]).argsort(descending=True).tolist():
+            if pool[j][0] == k or related[j]:
+                continue
+            request = {**case.request, "tools": [pool[j][1]]}
+            out.append(BfclCase(f"unrelated_{picked}_{case.id}", "irrelevance_synthetic", request, None, {}))
+            own_texts[out[-1].id] = texts
+            picked += 1
+            if picked == per_case:
+                break
+    return out, own_texts
+
+
+BIASES = [b / 100 for b in range(-30, 61, 2)]
 UNFILLED = [u / 100 for u in range(0, 61, 4)]
+REFERENCE = [r / 10 for r in range(0, 13)]
 CUTOFFS = [float(c) for c in range(-2, 6)]
 
 
 def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
-    """The "answer directly" weights (bias, unfilled weight, and per parameter group the cutoff
-    of a convincing value score) that maximise balanced tool/no-tool accuracy, by grid search
-    (a likelihood fit traded no-tool recall for confidence), then the softmax temperature that
-    best predicts the right candidate.
+    """The "answer directly" weights (bias, unfilled weight, reference weight, and per parameter
+    group the cutoff of a convincing value score) that maximise balanced tool/no-tool accuracy,
+    averaged over the styles present, by grid search (a likelihood fit traded no-tool recall for
+    confidence; the cutoffs by coordinate ascent), then the softmax temperature that best
+    predicts the right candidate.
 
     Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
-    top = torch.tensor([max(sims) for sims, _, _ in rows])
-    is_tool = torch.tensor([right >= 0 for _, _, right in rows])
-    top_right = torch.tensor([right >= 0 and sims.index(max(sims)) == right for sims, _, right in rows])
-    best: tuple[float, dict[str, float]] = (-1.0, {})
-    for cuts in itertools.product(CUTOFFS, repeat=len(GROUPS)):
-        cutoffs = dict(zip(GROUPS, cuts, strict=True))
-        share = torch.tensor([no_tool_features(cover, cutoffs)["unfilled"] for _, cover, _ in rows])
-        level = torch.tensor(BIASES)[:, None, None] + torch.tensor(UNFILLED)[None, :, None] * share
-        tool_ok = ((top > level) & top_right)[..., is_tool].float().mean(-1)
-        none_ok = (top <= level)[..., ~is_tool].float().mean(-1)
-        balanced = (tool_ok.nan_to_num(0.0) + none_ok.nan_to_num(0.0)) / 2
-        b, u = divmod(int(balanced.argmax()), len(UNFILLED))  # ties: the lowest bias, then unfilled
-        if balanced[b, u] > best[0] + 1e-9:
-            weights = {"bias": BIASES[b], "unfilled": UNFILLED[u]}
-            best = (float(balanced[b, u]), weights | {f"cutoff:{g}": c for g, c in cutoffs.items()})
-    return best[1], _temperature(rows, best[1]), best[0]
+    top = torch.tensor([max(r[0]) for r in rows])
+    is_tool = torch.tensor([r[2] >= 0 for r in rows])
+    top_right = torch.tensor([r[2] >= 0 and r[0].index(max(r[0])) == r[2] for r in rows])
+    reference = torch.tensor([r[3] for r in rows])
+    styles = [torch.tensor([r[4] == s for r in rows]) for s in sorted({r[4] for r in rows})]
+    biases, references = torch.tensor(BIASES), torch.tensor(REFERENCE)
+    grid = biases[:, None, None, None] + references[None, None, :, None] * reference
+
+    def best_for(cutoffs: dict[str, float]) -> tuple[float, dict[str, float]]:
+        share = torch.tensor([no_tool_features(r[1], cutoffs)["unfilled"] for r in rows])
+        level = grid + torch.tensor(UNFILLED)[None, :, None, None] * share  # bias × unfilled × ref × row
+        called = top > level
+        balanced = torch.zeros(level.shape[:3])
+        for style in styles:
+            tool_ok = (called & top_right)[..., style & is_tool].float().mean(-1).nan_to_num(0.0)
+            none_ok = (~called)[..., style & ~is_tool].float().mean(-1).nan_to_num(0.0)
+            balanced += (tool_ok + none_ok) / 2 / len(styles)
+        b, u, r = (int(i) for i in torch.unravel_index(balanced.argmax(), balanced.shape))
+        weights = {"bias": BIASES[b], "unfilled": UNFILLED[u], "reference": REFERENCE[r]}
+        return float(balanced[b, u, r]), weights
+
+    cutoffs = dict.fromkeys(GROUPS, 2.0)
+    score, weights = best_for(cutoffs)
+    for _ in range(2):
+        for g in GROUPS:
+            for c in CUTOFFS:
+                trial = best_for(cutoffs | {g: c})
+                if trial[0] > score + 1e-9:
+                    score, weights, cutoffs = trial[0], trial[1], cutoffs | {g: c}
+    weights |= {f"cutoff:{g}": c for g, c in cutoffs.items()}
+    return weights, _temperature(rows, weights), score
+
+
+def choice_breakdown(rows: list[ChoiceRow], weights: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Per style: the share of tool cases whose right tool is chosen, and of no-tool cases
+    answered directly."""
+    out = {}
+    for style in sorted({r[4] for r in rows}):
+        tool_ok, none_ok = [], []
+        for sims, cover, right, ref, _ in (r for r in rows if r[4] == style):
+            called = max(sims) > no_tool_level(cover, weights, ref)
+            if right >= 0:
+                tool_ok.append(called and sims.index(max(sims)) == right)
+            else:
+                none_ok.append(not called)
+        out[STYLES[style]] = {"tool": _share(tool_ok), "no_tool": _share(none_ok)}
+    return out
+
+
+def _share(flags: list[bool]) -> float:
+    return round(sum(flags) / max(len(flags), 1), 3)
 
 
 def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
@@ -94,8 +176,8 @@ def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
 
     A scan, not a gradient method: one parameter, and LBFGS without a line search once
     stopped at three times the best temperature."""
-    data = [(torch.tensor([*sims, no_tool_level(cover, weights)]), right if right >= 0 else len(sims))
-            for sims, cover, right in rows]  # fmt: skip
+    data = [(torch.tensor([*sims, no_tool_level(cover, weights, ref)]), right if right >= 0 else len(sims))
+            for sims, cover, right, ref, _ in rows]  # fmt: skip
     scores = torch.nn.utils.rnn.pad_sequence([s for s, _ in data], batch_first=True, padding_value=-1e4)
     target = torch.tensor([t for _, t in data])
 
@@ -202,7 +284,7 @@ def full_call_accuracy(decider: Decider, cases: list[Any]) -> float:
 
 
 def main() -> None:
-    from shadowswitch.bench.bfcl_data import load_cases
+    from shadowswitch.bench.bfcl_data import DEV_CATEGORIES, load_cases
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None, help="cases per file (even stride)")
@@ -220,10 +302,18 @@ def main() -> None:
         cal = _use(decider, replace(cal, value_weights=weights))
     balanced = -1.0
     if not args.values_only:
-        rows = choice_rows(decider, call_cases + load("live_relevance") + load("live_irrelevance"))
+        formal = [c for n in FORMAL_SETS for c in load(n) if c.answers]
+        dev_tools = [t.text for n in DEV_CATEGORIES for c in load(n) for t in offered_tools(c.request)]
+        reference.write_texts(dev_tools)
+        decider.reference = reference.ReferenceTools.load(decider.encoder, default_cache_dir())
+        decider.chooser.reference = decider.reference.best
+        chat = call_cases + load("live_relevance") + load("live_irrelevance")
+        unrelated, own = unrelated_tool_cases(decider, formal)
+        rows = choice_rows(decider, chat, 0) + choice_rows(decider, formal + unrelated, 1, own)
         no_tool, temp, balanced = fit_choice(rows)
         print(f"choice: {len(rows)} cases; no-tool {no_tool}; temperature {temp}; "
               f"balanced {balanced:.3f}", flush=True)  # fmt: skip
+        print(f"choice by style: {choice_breakdown(rows, no_tool)}", flush=True)
         cal = _use(decider, replace(cal, no_tool_weights=no_tool, choice_temperature=temp))
     full_call = full_call_accuracy(decider, call_cases)
     cal = replace(cal, note=_note(args.limit, balanced, full_call))
@@ -241,13 +331,15 @@ def _note(limit: int | None, balanced: float, full_call: float) -> str:
     choice = f"{balanced:.3f}" if balanced >= 0 else "(not refitted in this run)"
     return (
         "Fitted by shadowswitch.engines.local.calibrate on BFCL v4 development files only "
-        f"(live_simple, live_multiple, live_relevance, live_irrelevance; {sample}); never on the "
-        "test files (simple_python, multiple, irrelevance). Values: listwise softmax per parameter; "
-        "absent:<group> is the score below which an optional parameter is left out, the threshold "
-        "that gets most dev parameters right. Dev full-call "
+        "(live_simple, live_multiple, live_relevance, live_irrelevance, parallel, parallel_multiple; "
+        f"{sample}); never on the test files (simple_python, multiple, irrelevance). Values: listwise "
+        "softmax per parameter; absent:<group> is the score below which an optional parameter is "
+        "left out, the threshold that gets most dev parameters right. Dev full-call "
         f"accuracy (arguments given the right tool) {full_call:.3f}. Choice: the no-tool weights "
-        "(bias, unfilled, cutoff of a convincing value score) are the grid point with the best dev "
-        f"balanced tool/no-tool accuracy, {choice}; choice_temperature then by likelihood. " + CASCADE_NOTE
+        "(bias, unfilled, reference, cutoff of a convincing value score) are the grid point with the "
+        "best dev balanced tool/no-tool accuracy, averaged over the chat (live_*) and formal "
+        f"(parallel*, against unrelated tools) styles, {choice}; choice_temperature then by "
+        "likelihood. " + CASCADE_NOTE
     )
 
 

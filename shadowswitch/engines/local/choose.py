@@ -17,6 +17,7 @@ from .prompt import choice_fixed, choice_variable, label
 from .relevance import Coverage, no_tool_level
 
 CoverageOf = Callable[[dict[str, Any], str], Coverage]  # tool parameters, text → coverage
+ReferenceOf = Callable[[torch.Tensor, torch.Tensor], float]  # query, offered tools → similarity
 
 RERANK = 3  # candidates the LM re-ranks in the hybrid cascade
 RERANK_PENALTY = 100.0
@@ -46,11 +47,19 @@ def margin(probs: Sequence[float]) -> float:
 
 
 class Chooser:
-    def __init__(self, encoder: Encoder, lm: LanguageModel, cal: Calibration, coverage: CoverageOf) -> None:
+    def __init__(
+        self,
+        encoder: Encoder,
+        lm: LanguageModel,
+        cal: Calibration,
+        coverage: CoverageOf,
+        reference: ReferenceOf,
+    ) -> None:
         self.encoder = encoder
         self.lm = lm
         self.cal = cal
         self.coverage = coverage
+        self.reference = reference
 
     def similarities(self, query: torch.Tensor, cands: Sequence[Candidate]) -> list[float]:
         """Cosine of the query with each candidate's text or its best example."""
@@ -63,17 +72,22 @@ class Chooser:
             k += len(c.examples)
         return out
 
-    def no_tool_similarity(self, text: str, tools: Sequence[Candidate], sims: Sequence[float]) -> float:
+    def no_tool_similarity(
+        self, query: torch.Tensor, text: str, tools: Sequence[Candidate], sims: Sequence[float]
+    ) -> float:
         """The "answer directly" level for this request (relevance.py), given the tools' scores."""
         if not self.cal.no_tool_weights or not tools:
             return self.cal.no_tool_similarity
         top = tools[max(range(len(sims)), key=lambda i: sims[i])]
-        return no_tool_level(self.coverage(top.parameters, text), self.cal.no_tool_weights)
+        reference = 0.0
+        if self.cal.no_tool_weights.get("reference"):
+            reference = self.reference(query, self.encoder.embed_cached([t.text for t in tools]))
+        return no_tool_level(self.coverage(top.parameters, text), self.cal.no_tool_weights, reference)
 
     def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str) -> Ranking:
         tools = [c for c in cands if c.id != NO_TOOL_ID]
         by_id = dict(zip([c.id for c in tools], self.similarities(query, tools), strict=True))
-        level = self.no_tool_similarity(text, tools, list(by_id.values()))
+        level = self.no_tool_similarity(query, text, tools, list(by_id.values()))
         scores = [by_id.get(c.id, level) for c in cands]
         return Ranking(cands, scores, softmax(scores, self.cal.choice_temperature))
 

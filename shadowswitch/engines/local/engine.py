@@ -21,9 +21,10 @@ from .conversation import canonical_arguments, intent_text, last_user_text, prev
 from .encoder import Encoder
 from .grammar import SchemaDecoder
 from .lm import LanguageModel
-from .models import LoadedModels
+from .models import LoadedModels, default_cache_dir
 from .outcomes import action_choice, enum_choice
 from .prompt import arguments_fixed, arguments_variable
+from .reference import ReferenceTools
 from .schema import is_valid
 
 KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
@@ -45,7 +46,8 @@ class Decider:
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
         self.filler = ArgumentFiller(self._similarity, self.cal)
-        self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage)
+        self.reference = ReferenceTools.load(self.encoder, default_cache_dir())
+        self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
         """Several requests at once: their queries share one encoder pass."""

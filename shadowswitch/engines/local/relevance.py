@@ -1,8 +1,9 @@
 """Should the agent answer without a tool? The "answer directly" candidate's score.
 
-A tool is wrong when nothing offered matches the request (low similarity) or when the best
-match cannot be called from what the user said (its required values are not in the text):
-an agent then answers or asks instead of inventing arguments. The weights are fitted on
+A tool is wrong when nothing offered matches the request (its similarity is not well above
+that of the best unrelated reference tool, reference.py) or when the best match cannot be
+called from what the user said (its required values are not in the text): an agent then
+answers or asks instead of inventing arguments. The weights are fitted on
 development data by `calibrate`, in the units of cosine similarity so that the no-tool
 candidate competes with the tools under one softmax.
 """
@@ -13,21 +14,24 @@ from collections.abc import Mapping, Sequence
 
 from .argscore import GROUPS
 
-# Features: a bias and the share of unfilled required values. Tried and dropped (weight ~0 on
-# the development data): number of tools, query length, tool-name similarity, lexical overlap,
-# and "the tool has no required value" apart from the bias.
+# Features: a bias, the share of unfilled required values and the reference similarity. Tried
+# and dropped (weight ~0 on the development data): number of tools, query length, tool-name
+# similarity, lexical overlap, and "the tool has no required value" apart from the bias.
 
 Coverage = Sequence[tuple[str, float | None]]
 """Per required text/number parameter of the top tool: its group (argscore.group) and its best
 value score, None when the text holds no value of its type."""
 
 
-def no_tool_features(coverage: Coverage, cutoffs: Mapping[str, float] | None = None) -> dict[str, float]:
+def no_tool_features(
+    coverage: Coverage, cutoffs: Mapping[str, float] | None = None, reference: float = 0.0
+) -> dict[str, float]:
     """A value scoring below its group's cutoff is not convincing: the parameter counts as
-    unfilled. Cutoffs differ by group because a number is found with fewer cues than a name."""
+    unfilled. Cutoffs differ by group because a number is found with fewer cues than a name.
+    `reference` is the request's similarity to the best unrelated reference tool."""
     cutoffs = cutoffs or {}
     unfilled = sum(1 for group, s in coverage if s is None or s < cutoffs.get(group, 0.0))
-    return {"bias": 1.0, "unfilled": unfilled / max(len(coverage), 1)}
+    return {"bias": 1.0, "unfilled": unfilled / max(len(coverage), 1), "reference": reference}
 
 
 def cutoffs_of(weights: Mapping[str, float]) -> dict[str, float]:
@@ -36,7 +40,7 @@ def cutoffs_of(weights: Mapping[str, float]) -> dict[str, float]:
     return {g: weights.get(f"cutoff:{g}", default) for g in GROUPS}
 
 
-def no_tool_level(coverage: Coverage, weights: Mapping[str, float]) -> float:
+def no_tool_level(coverage: Coverage, weights: Mapping[str, float], reference: float = 0.0) -> float:
     """The no-tool candidate's score, in units of cosine similarity."""
-    features = no_tool_features(coverage, cutoffs_of(weights))
+    features = no_tool_features(coverage, cutoffs_of(weights), reference)
     return sum(weights.get(k, 0.0) * v for k, v in features.items())
