@@ -27,6 +27,7 @@ from shadowswitch.bench.outcome import Outcome, score
 
 STUB_KEY_ENV = "SHADOWSWITCH_BENCH_STUB_KEY"
 DEFAULT_SUFFIX = "_default"  # task `bfcl_<scorer>_default`: the policy's default thresholds
+CHOICE_LAPS = ("candidates", "scoring")  # the decision record's laps that choose the action
 
 
 def task_name(scorer: str, default_thresholds: bool = False) -> str:
@@ -175,8 +176,12 @@ class ProxyClient:
 
 
 def choice_ms(decision: dict[str, Any]) -> float | None:
-    """Engine time of a decision: its timings' total (or their sum), else the proxy latency."""
+    """Time to choose: the engine's candidates and scoring laps (filling the arguments belongs
+    to the whole call, `call_ms`); without them its total, else the proxy latency."""
     timings = decision.get("timings_ms")
+    laps = [timings.get(k) for k in CHOICE_LAPS] if isinstance(timings, dict) else []
+    if laps and all(isinstance(v, int | float) for v in laps):
+        return float(sum(laps))
     if isinstance(timings, dict) and isinstance(timings.get("total"), int | float):
         return float(timings["total"])
     if isinstance(timings, dict) and timings:

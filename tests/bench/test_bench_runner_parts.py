@@ -79,6 +79,8 @@ def test_percentile() -> None:
 
 def test_choice_ms_tolerates_record_shapes() -> None:
     assert choice_ms({"timings_ms": {"candidates": 1, "scoring": 2.5}, "latency_ms": 9}) == 3.5
+    both = {"candidates": 1, "scoring": 2.5, "arguments": 20, "total": 23.5}
+    assert choice_ms({"timings_ms": both}) == 3.5  # the arguments belong to the whole call
     assert choice_ms({"timings_ms": {"scoring": 2.5, "total": 4}, "latency_ms": 9}) == 4.0
     assert choice_ms({"latency_ms": 9}) == 9.0
     assert choice_ms({}) is None

@@ -26,7 +26,7 @@ from . import reference
 from .argscore import GROUPS, TextIndex, features, group, linear
 from .arguments import _order_matches
 from .calibration import PATH, Calibration
-from .candidates import offered_tools
+from .candidates import Candidate, offered_tools
 from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import default_cache_dir, load_models
@@ -192,28 +192,41 @@ Group = tuple[list[tuple[dict[str, float], int]], int, str]  # (features, right)
 # ok (-1: the parameter is required); the parameter's group (argscore.group)
 
 
+def tool_uses(case: Any) -> list[tuple[Candidate, list[dict[str, list[Any]]]]]:
+    """Each tool the case's answer calls, with the arguments of each of its calls: a parallel
+    case calls one tool several times, and a single call is right when it matches any of them."""
+    calls: dict[str, list[dict[str, list[Any]]]] = {}
+    for call in case.answers:
+        for name, arguments in call.items():
+            calls.setdefault(name, []).append(arguments)
+    tools = {case.name_map.get(t.id): t for t in offered_tools(case.request)}
+    return [(tools[name], answers) for name, answers in calls.items() if name in tools]
+
+
 def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
-    """Per parameter of the right tool: each candidate's features and whether BFCL accepts it,
-    and whether leaving the parameter out is acceptable (-1: it is required)."""
+    """Per parameter of each called tool: each candidate's features and whether BFCL accepts
+    it (in any of the tool's calls), and whether leaving the parameter out is acceptable (-1: it
+    is required)."""
     from shadowswitch.bench.checker import check_param
 
     groups: list[Group] = []
     for case in cases:
-        want, answer = next(iter(case.answers[0].items()))
-        tool = next(t for t in offered_tools(case.request) if case.name_map.get(t.id) == want)
         text = last_user_text(case.request)
-        params = [p for p in params_of(tool.parameters) if p.kind in ("string", "integer", "number")]
         spans, index = extract(text), TextIndex.of(text)
-        orders = _order_matches(params, spans)
-        by_param: dict[str, list[tuple[dict[str, float], int]]] = {p.name: [] for p in params}
-        for pair in decider.filler._pairs(params, spans, index):
-            p, s = pair.param, pair.span
-            ok = p.name in answer and check_param(p.name, pair.value, answer[p.name], p.schema) is None
-            sim = decider._similarity([p.text], [s.text])[0][0]
-            by_param[p.name].append((features(p, s, index, sim, (p.name, s.start) in orders), int(ok)))
-        for p in params:
-            absent = -1 if p.required else int("" in answer.get(p.name, [""]))
-            groups.append((by_param[p.name], absent, group(p)))
+        for tool, answers in tool_uses(case):
+            accepted = {k: [v for a in answers for v in a.get(k, [""])] for a in answers for k in a}
+            params = [p for p in params_of(tool.parameters) if p.kind in ("string", "integer", "number")]
+            orders = _order_matches(params, spans)
+            by_param: dict[str, list[tuple[dict[str, float], int]]] = {p.name: [] for p in params}
+            for pair in decider.filler._pairs(params, spans, index):
+                p, s = pair.param, pair.span
+                right = accepted.get(p.name)
+                ok = right is not None and check_param(p.name, pair.value, right, p.schema) is None
+                sim = decider._similarity([p.text], [s.text])[0][0]
+                by_param[p.name].append((features(p, s, index, sim, (p.name, s.start) in orders), int(ok)))
+            for p in params:
+                absent = -1 if p.required else int("" in accepted.get(p.name, [""]))
+                groups.append((by_param[p.name], absent, group(p)))
     return groups
 
 
@@ -272,15 +285,15 @@ def fit_absent(groups: list[Group], weights: dict[str, float]) -> dict[str, floa
 
 
 def full_call_accuracy(decider: Decider, cases: list[Any]) -> float:
+    """The share of tool uses whose arguments, filled given the right tool, match one call."""
     from shadowswitch.bench.checker import check_arguments
 
-    ok = 0
+    results = []
     for case in cases:
-        want, answer = next(iter(case.answers[0].items()))
-        tool = next(t for t in offered_tools(case.request) if case.name_map.get(t.id) == want)
-        args = decider.filler.fill(tool.parameters, last_user_text(case.request))
-        ok += check_arguments(args, answer, tool.parameters) is None
-    return ok / max(len(cases), 1)
+        for tool, answers in tool_uses(case):
+            args = decider.filler.fill(tool.parameters, last_user_text(case.request))
+            results.append(any(check_arguments(args, a, tool.parameters) is None for a in answers))
+    return sum(results) / max(len(results), 1)
 
 
 def main() -> None:

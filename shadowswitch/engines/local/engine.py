@@ -50,20 +50,28 @@ class Decider:
         self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
-        """Several requests at once: their queries share one encoder pass."""
+        """Several requests at once: their queries, and the candidate texts not yet cached,
+        share one encoder pass."""
         start = time.perf_counter()
         with torch.inference_mode():
-            queries = self.encoder.embed([query_text(j.request) for j in jobs])
+            csets = [build_candidates(j.request, j.policy) for j in jobs]
+            texts = [t for cset in csets for c in cset.candidates for t in (c.text, *c.examples)]
+            queries = self.encoder.embed([query_text(j.request) for j in jobs], remember=texts)
             share = (time.perf_counter() - start) * 1000 / max(len(jobs), 1)
-            choices = [self.decide(j.request, j.policy, q) for j, q in zip(jobs, queries, strict=True)]
-        for choice in choices:  # the shared query encoding counts as scoring time
+            choices = [
+                self.decide(j.request, j.policy, q, cset)
+                for j, q, cset in zip(jobs, queries, csets, strict=True)
+            ]
+        for choice in choices:  # the shared encoding counts as scoring time
             choice.timings_ms["scoring"] = round(choice.timings_ms.get("scoring", 0.0) + share, 2)
             choice.timings_ms["total"] = round(choice.timings_ms.get("total", 0.0) + share, 2)
         return choices
 
-    def decide(self, request: dict[str, Any], policy: Policy, query: Any = None) -> Choice:
+    def decide(
+        self, request: dict[str, Any], policy: Policy, query: Any = None, cset: CandidateSet | None = None
+    ) -> Choice:
         clock = Clock()
-        cset = build_candidates(request, policy)
+        cset = cset or build_candidates(request, policy)
         clock.lap("candidates")
         if cset.abstain_reason or cset.forced or not cset.candidates:
             return clock.stamp(self._by_rule(cset, policy))
@@ -125,9 +133,8 @@ class Decider:
         return Choice("tool", best.id, arguments=args, abstain_reason=reason)
 
     def _similarity(self, left: list[str], right: list[str]) -> list[list[float]]:
-        a = self.encoder.embed_cached(left)
-        b = self.encoder.embed_cached(right)
-        return (a @ b.T).tolist()
+        vectors = self.encoder.embed_cached([*left, *right])  # one pass for both
+        return (vectors[: len(left)] @ vectors[len(left) :].T).tolist()
 
     def _decode(
         self, tool: Candidate, text: str, schema: dict[str, Any], param: str, filled: dict[str, Any]

@@ -30,5 +30,9 @@ class LRU(Generic[K, V]):
         while len(self._items) > self.size:
             self._items.popitem(last=False)
 
+    def __contains__(self, key: object) -> bool:
+        """Membership without counting a hit or a miss, or refreshing the entry."""
+        return key in self._items
+
     def __len__(self) -> int:
         return len(self._items)
