@@ -1,4 +1,4 @@
-"""Fit calibration.json on BFCL development data (the live_* files only; never the test files).
+"""Fit calibration.json on BFCL development data (live_*, parallel*; never the test files).
 
     python -m shadowswitch.engines.local.calibrate [--limit N]
 
@@ -7,9 +7,10 @@ styles weighed equally: chat (live_multiple, live_simple and live_relevance, a t
 against live_irrelevance) and formal (parallel and parallel_multiple, against each question
 offered an unrelated tool of another case). The reference tools (reference.py) are the dev
 files' tool descriptions; each case's own tools are left out of them.
-Values: logistic regression over (parameter, value) features on live_simple + live_multiple,
-then per parameter group the threshold for leaving an optional parameter out that gets most
-parameters right there.
+Values: logistic regression over (parameter, value) features on live_simple + live_multiple
+and the formal parallel + parallel_multiple (a value is right when one of the tool's calls
+has it), then per parameter group the threshold for leaving an optional parameter out that
+gets most parameters right there.
 """
 
 from __future__ import annotations
@@ -307,15 +308,15 @@ def main() -> None:
     decider = Decider(load_models())
     load = lambda name: load_cases(name, args.limit)  # noqa: E731
     call_cases = [c for n in CALL_SETS for c in load(n) if c.answers]
+    formal = [c for n in FORMAL_SETS for c in load(n) if c.answers]
     cal = decider.cal
     if not args.choice_only:  # values first: the no-tool features read the value scores
-        groups = value_rows(decider, call_cases)
+        groups = value_rows(decider, call_cases + formal)
         weights = fit_values(groups)
         print(f"values: {len(groups)} parameters; {weights}", flush=True)
         cal = _use(decider, replace(cal, value_weights=weights))
     balanced = -1.0
     if not args.values_only:
-        formal = [c for n in FORMAL_SETS for c in load(n) if c.answers]
         dev_tools = [t.text for n in DEV_CATEGORIES for c in load(n) for t in offered_tools(c.request)]
         reference.write_texts(dev_tools)
         decider.reference = reference.ReferenceTools.load(decider.encoder, default_cache_dir())
@@ -328,7 +329,8 @@ def main() -> None:
               f"balanced {balanced:.3f}", flush=True)  # fmt: skip
         print(f"choice by style: {choice_breakdown(rows, no_tool)}", flush=True)
         cal = _use(decider, replace(cal, no_tool_weights=no_tool, choice_temperature=temp))
-    full_call = full_call_accuracy(decider, call_cases)
+    by_style = zip(STYLES, (call_cases, formal), strict=True)
+    full_call = {style: full_call_accuracy(decider, cases) for style, cases in by_style}
     cal = replace(cal, note=_note(args.limit, balanced, full_call))
     PATH.write_text(json.dumps(asdict(cal), indent=2) + "\n", encoding="utf-8")
     print(json.dumps({"balanced": balanced, "dev_full_call": full_call}))
@@ -339,17 +341,18 @@ def _use(decider: Decider, cal: Calibration) -> Calibration:
     return cal
 
 
-def _note(limit: int | None, balanced: float, full_call: float) -> str:
+def _note(limit: int | None, balanced: float, full_call: dict[str, float]) -> str:
     sample = "all cases" if limit is None else f"{limit} cases per file (even stride)"
     choice = f"{balanced:.3f}" if balanced >= 0 else "(not refitted in this run)"
+    calls = ", ".join(f"{style} {share:.3f}" for style, share in full_call.items())
     return (
         "Fitted by shadowswitch.engines.local.calibrate on BFCL v4 development files only "
         "(live_simple, live_multiple, live_relevance, live_irrelevance, parallel, parallel_multiple; "
         f"{sample}); never on the test files (simple_python, multiple, irrelevance). Values: listwise "
         "softmax per parameter; absent:<group> is the score below which an optional parameter is "
-        "left out, the threshold that gets most dev parameters right. Dev full-call "
-        f"accuracy (arguments given the right tool) {full_call:.3f}. Choice: the no-tool weights "
-        "(bias, unfilled, reference, cutoff of a convincing value score) are the grid point with the "
+        "left out, the threshold that gets most dev parameters right. Dev full-call accuracy "
+        f"(arguments given the right tool, matching one of its calls) {calls}. Choice: the no-tool "
+        "weights (bias, unfilled, reference, cutoff of a convincing value score) are the grid point with the "
         "best dev balanced tool/no-tool accuracy, averaged over the chat (live_*) and formal "
         f"(parallel*, against unrelated tools) styles, {choice}; choice_temperature then by "
         "likelihood. " + CASCADE_NOTE
