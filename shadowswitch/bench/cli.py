@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -59,6 +61,8 @@ def bfcl(
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # A stopped run (kill, CI timeout) unwinds like Ctrl-C, so the proxy it started stops too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     from shadowswitch.bench.bfcl import BfclConfig, run_bfcl
 
     config = BfclConfig(
