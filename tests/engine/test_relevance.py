@@ -96,3 +96,39 @@ def test_reference_tools_leave_out_near_copies_of_an_offered_tool(engine: Any, t
     assert refs.best(query, encoder.embed([weather])) < alone - 0.2  # the copy is left out
     again = ReferenceTools.load(encoder, tmp_path / "cache", tmp_path / "reference.json")
     assert torch.equal(again.vectors, refs.vectors)
+
+
+def test_a_parallel_case_is_one_tool_use_per_called_tool_with_each_of_its_calls() -> None:
+    """Calibration reads every call of a parallel case: one use of each tool, right when the
+    filled call matches any of that tool's calls."""
+    from shadowswitch.bench.bfcl_data import load_cases
+    from shadowswitch.engines.local.calibrate import tool_uses
+
+    parallel = next(c for c in load_cases("parallel", 20) if len(c.answers) > 1)
+    (tool, answers), *rest = tool_uses(parallel)
+    assert not rest and parallel.name_map[tool.id] in parallel.answers[0]
+    assert answers == [next(iter(call.values())) for call in parallel.answers]
+
+    called = lambda case: {name for call in case.answers for name in call}  # noqa: E731
+    several = next(c for c in load_cases("parallel_multiple", 20) if len(called(c)) > 1)
+    assert {several.name_map[t.id] for t, _ in tool_uses(several)} == called(several)
+
+
+@pytest.mark.slow
+def test_unrelated_tool_cases_offer_one_tool_of_another_case_unrelated_to_the_question(engine: Any) -> None:
+    from shadowswitch.bench.bfcl_data import load_cases
+    from shadowswitch.engines.local.calibrate import UNRELATED, unrelated_tool_cases
+    from shadowswitch.engines.local.candidates import offered_tools
+
+    decider = engine.engine
+    cases = load_cases("parallel_multiple", 12)
+    made, own = unrelated_tool_cases(decider, cases, per_case=2)
+    assert len(made) == 2 * len(cases) and all(not c.expects_call for c in made)
+    for case in made:
+        source = next(c for c in cases if case.id.endswith(c.id))
+        (offered,) = offered_tools(case.request)
+        assert offered.id not in source.name_map
+        assert case.request["messages"] == source.request["messages"]
+        assert own[case.id] == [t.text for t in offered_tools(source.request)]
+        vectors = decider.encoder.embed([offered.text, *own[case.id]])
+        assert float((vectors[1:] @ vectors[0]).max()) < UNRELATED + 0.02  # bf16 batches differ a little
