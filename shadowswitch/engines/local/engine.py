@@ -52,26 +52,29 @@ class Decider:
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
         """Several requests at once: their queries, and the candidate texts not yet cached,
         share one encoder pass."""
-        start = time.perf_counter()
+        shared = Clock()
         with torch.inference_mode():
             csets = [build_candidates(j.request, j.policy) for j in jobs]
+            shared.lap("candidates")
             texts = [t for cset in csets for c in cset.candidates for t in (c.text, *c.examples)]
             queries = self.encoder.embed([query_text(j.request) for j in jobs], remember=texts)
-            share = (time.perf_counter() - start) * 1000 / max(len(jobs), 1)
+            shared.lap("scoring")
             choices = [
                 self.decide(j.request, j.policy, q, cset)
                 for j, q, cset in zip(jobs, queries, csets, strict=True)
             ]
-        for choice in choices:  # the shared encoding counts as scoring time
-            choice.timings_ms["scoring"] = round(choice.timings_ms.get("scoring", 0.0) + share, 2)
-            choice.timings_ms["total"] = round(choice.timings_ms.get("total", 0.0) + share, 2)
+        shared.laps["total"] = sum(shared.laps.values())
+        for choice in choices:  # each request carries its share of the shared work
+            for lap, ms in shared.laps.items():
+                choice.timings_ms[lap] = round(choice.timings_ms.get(lap, 0.0) + ms / len(jobs), 2)
         return choices
 
     def decide(
         self, request: dict[str, Any], policy: Policy, query: Any = None, cset: CandidateSet | None = None
     ) -> Choice:
         clock = Clock()
-        cset = cset or build_candidates(request, policy)
+        if cset is None:
+            cset = build_candidates(request, policy)
         clock.lap("candidates")
         if cset.abstain_reason or cset.forced or not cset.candidates:
             return clock.stamp(self._by_rule(cset, policy))

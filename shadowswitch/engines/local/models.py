@@ -115,7 +115,7 @@ def encoder_dtype(model: Any) -> Any:
     ids = torch.randint(1000, 2000, (16, 32))
 
     def seconds(dtype: Any) -> float:
-        probe = copy.deepcopy(model).to(dtype)
+        probe = model if dtype == model.dtype else copy.deepcopy(model).to(dtype)
         with torch.inference_mode():
             probe(input_ids=ids)  # warm-up: kernels are picked on the first call
             start = time.perf_counter()
