@@ -9,6 +9,7 @@ Python language hint), so the local engine sees what GPT-4o would see.
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib.util
 import json
@@ -19,9 +20,13 @@ from pathlib import Path
 from typing import Any
 
 TEST_CATEGORIES = ("simple_python", "multiple", "irrelevance")
+# BFCL's retired executable files (`data/unused_datasets/`): written questions, each answered by
+# one call string ("f(n=20, p=0.6)") that `parse_call` turns into the possible-answer format.
+EXEC_CATEGORIES = ("exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple")
 DEV_CATEGORIES = (
     *("live_simple", "live_multiple", "live_irrelevance", "live_relevance"),
     *("parallel", "parallel_multiple"),  # written like the test files; calibrate's "formal" style
+    *EXEC_CATEGORIES,
 )
 CATEGORIES = TEST_CATEGORIES + DEV_CATEGORIES
 
@@ -129,16 +134,55 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def parse_call(call: str) -> dict[str, Any] | None:
+    """`f(n=20, p=1/6)` → `{"f": {"n": [20], "p": [0.1667]}}`, each value the only acceptable
+    one; None when a value is not a literal or plain arithmetic."""
+    try:
+        node = ast.parse(call, mode="eval").body
+        if not isinstance(node, ast.Call) or node.args:
+            return None
+        name = ast.unparse(node.func)
+        return {name: {k.arg: [_literal(k.value)] for k in node.keywords if k.arg}}
+    except (SyntaxError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _literal(node: ast.expr) -> Any:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Mult | ast.Add | ast.Sub):
+        left, right = _literal(node.left), _literal(node.right)
+        ops = {ast.Div: lambda: left / right, ast.Mult: lambda: left * right,
+               ast.Add: lambda: left + right, ast.Sub: lambda: left - right}  # fmt: skip
+        return ops[type(node.op)]()
+    return _lists(ast.literal_eval(node))
+
+
+def _lists(value: Any) -> Any:
+    """Tuples as lists, as in JSON and in BFCL's possible answers."""
+    return [_lists(v) for v in value] if isinstance(value, list | tuple) else value
+
+
+def _exec_truth(calls: list[str]) -> list[dict[str, Any]] | None:
+    parsed = [parse_call(c) for c in calls]
+    return None if any(p is None for p in parsed) else parsed  # type: ignore[misc]
+
+
 @cache
 def _load_all(category: str) -> tuple[BfclCase, ...]:
     if category not in CATEGORIES:
         raise ValueError(f"unknown BFCL category {category!r}; known: {', '.join(CATEGORIES)}")
     data = bfcl_data_dir()
-    entries = _read_jsonl(data / f"BFCL_v4_{category}.json")
-    answer_path = data / "possible_answer" / f"BFCL_v4_{category}.json"
+    question, answers = data / f"BFCL_v4_{category}.json", data / "possible_answer"
+    if category in EXEC_CATEGORIES:
+        question = data / "unused_datasets" / "question" / question.name
+        answers = data / "unused_datasets" / "possible_answer"
+    entries = _read_jsonl(question)
+    answer_path = answers / question.name
     truth = {}
     if answer_path.exists():
         truth = {row["id"]: row["ground_truth"] for row in _read_jsonl(answer_path)}
+    if category in EXEC_CATEGORIES:  # a call we cannot read has no answer to check against
+        truth = {k: parsed for k, v in truth.items() if (parsed := _exec_truth(v)) is not None}
+        entries = [e for e in entries if e["id"] in truth]
     return tuple(entry_to_case(e, category, truth.get(e["id"])) for e in entries)
 
 

@@ -10,6 +10,7 @@ from shadowswitch.bench.bfcl_data import (
     convert_schema,
     function_to_tool,
     load_cases,
+    parse_call,
     stride_indices,
 )
 
@@ -71,3 +72,15 @@ def test_live_simple_dotted_name_roundtrip() -> None:
     bfcl_name = next(iter(dotted.answers[0]))  # type: ignore[index]
     assert bfcl_name in dotted.name_map.values()
     assert "." not in "".join(dotted.name_map)
+
+
+def test_executable_answers_are_read_from_their_call_strings() -> None:
+    assert parse_call("calc(n=20, k=5, p=1/6, point=(1.5, -2), name='AAPL')") == {
+        "calc": {"n": [20], "k": [5], "p": [1 / 6], "point": [[1.5, -2]], "name": ["AAPL"]}
+    }
+    assert parse_call("mean([1, 3])") is None  # positional: no parameter name to check
+    assert parse_call("f(x=open('a'))") is None
+    case = load_cases("exec_simple")[0]
+    assert case.expects_call and case.answers == [
+        {"calc_binomial_probability": {"n": [20], "k": [5], "p": [0.6]}}
+    ]

@@ -101,3 +101,17 @@ def test_a_date_is_written_in_the_format_its_parameter_asks_for() -> None:
     assert in_format("2023-04-22", "%m/%d/%Y") == "04/22/2023"
     assert in_format("2024-03-19T12:00:00", "%Y-%m-%d %H:%M:%S") == "2024-03-19 12:00:00"
     assert in_format("2024-03-19", "%Y-%m-%d %H:%M:%S") is None  # no time was said
+
+
+def test_lists_written_as_code_nested_ones_included() -> None:
+    text = "Multiply [[1, 2], [3, 4]] by [[5,6],[7,8]]; the points are [(45.76, 4.85), (48.85, -2.35)]."
+    found = [s.value for s in list_spans(text)]
+    assert [[1, 2], [3, 4]] in found and [[5, 6], [7, 8]] in found
+    assert [[45.76, 4.85], [48.85, -2.35]] in found  # tuples become lists
+    assert all(s.value != [] for s in list_spans("an empty call f() and a typo [1, 2"))
+
+
+def test_dotted_numbers_are_identifiers_not_numbers() -> None:
+    spans = extract("The IP in question is 172.16.254.1, running version 2.10.3 at 3.5 GHz.")
+    idents = {s.value for s in spans if s.kind == "ident"}
+    assert {"172.16.254.1", "2.10.3"} <= idents and "3.5" not in idents

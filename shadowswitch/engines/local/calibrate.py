@@ -1,14 +1,14 @@
-"""Fit calibration.json on BFCL development data (live_*, parallel*; never the test files).
+"""Fit calibration.json on BFCL development data (live_*, parallel*, exec_*; never the test files).
 
     python -m shadowswitch.engines.local.calibrate [--limit N]
 
 Choice: the softmax temperature and the "answer directly" weights (relevance.py), in two
 styles weighed equally: chat (live_multiple, live_simple and live_relevance, a tool is right,
-against live_irrelevance) and formal (parallel and parallel_multiple, against each question
-offered an unrelated tool of another case). The reference tools (reference.py) are the dev
-files' tool descriptions; each case's own tools are left out of them.
+against live_irrelevance) and formal (parallel, parallel_multiple and BFCL's retired executable
+files exec_*, against each question offered an unrelated tool of another case). The reference
+tools (reference.py) are the dev files' tool descriptions; each case's own tools are left out.
 Values: logistic regression over (parameter, value) features on live_simple + live_multiple
-and the formal parallel + parallel_multiple (a value is right when one of the tool's calls
+and the formal files (a value is right when one of the tool's calls
 has it), then per parameter group the threshold for leaving an optional parameter out that
 gets most parameters right there.
 """
@@ -22,6 +22,8 @@ from dataclasses import asdict, replace
 from typing import Any
 
 import torch
+
+from shadowswitch.bench.bfcl_data import EXEC_CATEGORIES
 
 from . import reference
 from .argscore import GROUPS, TextIndex, features, group, linear
@@ -43,7 +45,7 @@ ChoiceRow = tuple[list[float], Coverage, int, float, int]
 the right tool (-1: no tool is right), the reference similarity (reference.py), the style."""
 
 STYLES = ("chat", "formal")  # live_* files: users' own words; parallel*: written questions
-FORMAL_SETS = ("parallel", "parallel_multiple")
+FORMAL_SETS = ("parallel", "parallel_multiple", *EXEC_CATEGORIES)
 UNRELATED = 0.5  # a tool is unrelated to a case when its cosine with each of the case's is below
 
 
@@ -347,14 +349,14 @@ def _note(limit: int | None, balanced: float, full_call: dict[str, float]) -> st
     calls = ", ".join(f"{style} {share:.3f}" for style, share in full_call.items())
     return (
         "Fitted by shadowswitch.engines.local.calibrate on BFCL v4 development files only "
-        "(live_simple, live_multiple, live_relevance, live_irrelevance, parallel, parallel_multiple; "
+        "(live_simple, live_multiple, live_relevance, live_irrelevance, parallel, parallel_multiple, exec_*; "
         f"{sample}); never on the test files (simple_python, multiple, irrelevance). Values: listwise "
         "softmax per parameter; absent:<group> is the score below which an optional parameter is "
         "left out, the threshold that gets most dev parameters right. Dev full-call accuracy "
         f"(arguments given the right tool, matching one of its calls) {calls}. Choice: the no-tool "
         "weights (bias, unfilled, reference, cutoff of a convincing value score) are the grid point with the "
         "best dev balanced tool/no-tool accuracy, averaged over the chat (live_*) and formal "
-        f"(parallel*, against unrelated tools) styles, {choice}; choice_temperature then by "
+        f"(parallel*, exec_*, against unrelated tools) styles, {choice}; choice_temperature then by "
         "likelihood. " + CASCADE_NOTE
     )
 

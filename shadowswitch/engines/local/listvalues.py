@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from typing import Any
 
 from .values import Span, identifiers, numbers, quoted
 
@@ -17,7 +19,7 @@ SEPARATOR = re.compile(r"\s*(?:,|;|,?\s*(?:and|or))\s*")
 
 
 def list_spans(text: str) -> list[Span]:
-    out: list[Span] = joined(quoted(text), text) + joined(identifiers(text), text)
+    out: list[Span] = literals(text) + joined(quoted(text), text) + joined(identifiers(text), text)
     for m in BRACKETED.finditer(text):
         items = _split(m.group(1))
         if len(items) >= 2:
@@ -37,6 +39,44 @@ def list_spans(text: str) -> list[Span]:
         items = _split(re.sub(r",? (?:and|or) ", ", ", m.group(0)))
         out.append(Span(m.group(0), [_typed(i) for i in items], "list", m.start(), m.end()))
     return out
+
+
+def literals(text: str) -> list[Span]:
+    """Lists written as code, nested ones included (`[[1, 2], [3, 4]]`, `[(45.7, 4.8), ...]`),
+    read with `ast.literal_eval`; tuples become lists, as JSON has none."""
+    out: list[Span] = []
+    for start, char in enumerate(text):
+        if char not in "[(" or any(o.start < start < o.end for o in out):
+            continue
+        end = _closing(text, start)
+        if end is None or not any(c in text[start + 1 : end] for c in "[("):
+            continue  # flat lists are read, more leniently, by BRACKETED
+        try:
+            value = ast.literal_eval(text[start : end + 1])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, list | tuple) and len(value) >= 1:
+            out.append(Span(text[start : end + 1], _as_json(value), "list", start, end + 1))
+    return out
+
+
+def _closing(text: str, start: int, limit: int = 2000) -> int | None:
+    """The index of the bracket closing the one at `start`, if the brackets balance."""
+    depth = 0
+    for i in range(start, min(len(text), start + limit)):
+        if text[i] in "[(":
+            depth += 1
+        elif text[i] in "])":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _as_json(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [_as_json(v) for v in value]
+    return value
 
 
 def joined(spans: list[Span], text: str) -> list[Span]:

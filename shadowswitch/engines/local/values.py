@@ -192,6 +192,8 @@ def identifiers(text: str) -> list[Span]:
 
 
 def _looks_like_identifier(token: str) -> bool:
+    if re.fullmatch(r"\d+(?:\.\d+){2,}", token):
+        return True  # an IP address or a version ("172.16.254.1", "1.2.3"), not a number
     if len(token) < 2 or re.fullmatch(r"[\d,.]+(?:st|nd|rd|th|[kKmMbBT]|mn|bn|am|pm|%)?", token):
         return False
     has_mark = bool(re.search(r"[_/@:.\d]", token)) or re.search(r"[a-z][A-Z]", token)
