@@ -8,7 +8,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shadowswitch.engines.local.argscore import year
+from shadowswitch.engines.local.argscore import labelled, year
 from shadowswitch.engines.local.arguments import ArgumentFiller
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of
@@ -146,3 +146,18 @@ def test_a_date_parameter_gets_the_format_its_description_names() -> None:
     schema = {"type": "object", "required": ["date_of_journey"], "properties": {
         "date_of_journey": {"type": "string", "description": "Date of the journey, MM/DD/YYYY"}}}  # fmt: skip
     assert FILLER.fill(schema, "a train on April 10, 2023 please") == {"date_of_journey": "04/10/2023"}
+
+
+def test_a_value_labelled_with_its_parameter_name_goes_to_that_parameter() -> None:
+    a, c, velocity = params_of(
+        {"properties": {k: {"type": "number"} for k in ("a", "c", "initial_velocity")}}
+    )
+    text = "coefficients 3 for a, 7 for b and -10 for c; or a=1, c = 2; initial velocity of 12 m/s"
+    nums = [s for s in extract(text) if s.kind == "number"]
+    assert [s.value for s in nums if labelled(a, s, text)] == [3, 1]
+    assert [s.value for s in nums if labelled(c, s, text)] == [-10, 2]
+    assert [s.value for s in nums if labelled(velocity, s, text)] == [12]
+    schema = {"type": "object", "required": ["a", "b", "c"],
+              "properties": {k: {"type": "integer"} for k in "abc"}}  # fmt: skip
+    assert FILLER.fill(schema, "Solve 3x^2 + 7x - 10 = 0, with 3 for a, 7 for b, and -10 for c.") == {
+        "a": 3, "b": 7, "c": -10}  # fmt: skip

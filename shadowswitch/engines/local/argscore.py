@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .candidates import humanise
 from .params import Param, stem
 from .values import Span
 
@@ -85,7 +86,21 @@ def features(
         "iso_date": float(span.kind == "date" and span.value != span.text and group(param) != "num"),
         "year": year(param, span),
         "bound": bound(param, span, index.text),
+        "labelled": labelled(param, span, index.text),
     }
+
+
+def labelled(param: Param, span: Span, text: str) -> float:
+    """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
+    10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""
+    name = r"[\s_]+".join(re.escape(w) for w in humanise(param.name).split())
+    if not name:
+        return 0.0
+    before = text[max(0, span.start - 60) : span.start]
+    if re.search(rf"(?<![\w.])['\"`]?{name}['\"`]?\s*(?:=|:|is|of|equals|equal to)\s*['\"`]?$", before, re.I):
+        return 1.0
+    after = text[span.end : span.end + 60]
+    return float(bool(re.match(rf"['\"`]?\s*(?:for|as)\s+(?:the\s+)?['\"`]?{name}(?![\w])", after, re.I)))
 
 
 def year(param: Param, span: Span) -> float:

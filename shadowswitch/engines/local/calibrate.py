@@ -34,7 +34,7 @@ from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import default_cache_dir, load_models
 from .params import params_of
-from .relevance import Coverage, no_tool_features, no_tool_level
+from .relevance import Coverage, no_tool_features, no_tool_level, top_margin
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")
@@ -81,8 +81,9 @@ def unrelated_tool_cases(
     decider: Decider, cases: list[Any], per_case: int = 3
 ) -> tuple[list[Any], dict[str, list[str]]]:
     """No-tool cases in the style of the formal files: each question offered, alone, one of the
-    tools of the other cases most similar to it that is unrelated to its own tools. Also, per
-    new case, the tool texts of the question's own case."""
+    tools of the other cases most similar to it that is unrelated to its own tools, and once all
+    of those together (so that how many tools are offered tells nothing). Also, per new case,
+    the tool texts of the question's own case."""
     from shadowswitch.bench.bfcl_data import BfclCase
 
     raw = {(k, t["function"]["name"]): t for k, c in enumerate(cases) for t in c.request["tools"]}
@@ -94,79 +95,112 @@ def unrelated_tool_cases(
         texts = [t.text for t in offered_tools(case.request)]
         own = decider.encoder.embed_cached(texts)
         related = (vectors @ own.T).max(dim=1).values >= UNRELATED
-        picked = 0
+        picked: list[dict[str, Any]] = []
         for j in (vectors @ queries[k]).argsort(descending=True).tolist():
             if pool[j][0] == k or related[j]:
                 continue
-            request = {**case.request, "tools": [pool[j][1]]}
-            out.append(BfclCase(f"unrelated_{picked}_{case.id}", "irrelevance_synthetic", request, None, {}))
-            own_texts[out[-1].id] = texts
-            picked += 1
-            if picked == per_case:
+            picked.append(pool[j][1])
+            if len(picked) == per_case:
                 break
+        offers = [[tool] for tool in picked] + ([picked] if len(picked) > 1 else [])
+        for i, tools in enumerate(offers):
+            request = {**case.request, "tools": tools}
+            out.append(BfclCase(f"unrelated_{i}_{case.id}", "irrelevance_synthetic", request, None, {}))
+            own_texts[out[-1].id] = texts
     return out, own_texts
 
 
-BIASES = [b / 100 for b in range(-30, 61, 2)]
-UNFILLED = [u / 100 for u in range(0, 61, 4)]
-REFERENCE = [r / 10 for r in range(0, 13)]
 CUTOFFS = [float(c) for c in range(-2, 6)]
+SHIFTS = [d / 200 for d in range(-100, 101)]  # bias shifts scanned, in similarity units
 
 
 def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
-    """The "answer directly" weights (bias, unfilled weight, reference weight, and per parameter
-    group the cutoff of a convincing value score) that maximise balanced tool/no-tool accuracy,
-    averaged over the styles present, by grid search (a likelihood fit traded no-tool recall for
-    confidence; the cutoffs by coordinate ascent), then the softmax temperature that best
-    predicts the right candidate.
+    """The "answer directly" weights (relevance.py) and the softmax temperature.
+
+    A tool is called when its similarity beats the no-tool level, a linear function of the
+    features: a logistic regression of "a tool is right" on the top similarity and the features
+    gives the direction (each stratum, style × one tool or several, and class weighed equally),
+    then the bias is the shift with the best balanced tool/no-tool accuracy averaged over the
+    strata (the likelihood alone trades no-tool recall for confidence), and each group's cutoff
+    of a convincing value score is chosen by coordinate ascent on that accuracy.
 
     Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
-    top = torch.tensor([max(r[0]) for r in rows])
-    is_tool = torch.tensor([r[2] >= 0 for r in rows])
-    top_right = torch.tensor([r[2] >= 0 and r[0].index(max(r[0])) == r[2] for r in rows])
-    reference = torch.tensor([r[3] for r in rows])
-    styles = [torch.tensor([r[4] == s for r in rows]) for s in sorted({r[4] for r in rows})]
-    biases, references = torch.tensor(BIASES), torch.tensor(REFERENCE)
-    grid = biases[:, None, None, None] + references[None, None, :, None] * reference
-
-    def best_for(cutoffs: dict[str, float]) -> tuple[float, dict[str, float]]:
-        share = torch.tensor([no_tool_features(r[1], cutoffs)["unfilled"] for r in rows])
-        level = grid + torch.tensor(UNFILLED)[None, :, None, None] * share  # bias × unfilled × ref × row
-        called = top > level
-        balanced = torch.zeros(level.shape[:3])
-        for style in styles:
-            tool_ok = (called & top_right)[..., style & is_tool].float().mean(-1).nan_to_num(0.0)
-            none_ok = (~called)[..., style & ~is_tool].float().mean(-1).nan_to_num(0.0)
-            balanced += (tool_ok + none_ok) / 2 / len(styles)
-        b, u, r = (int(i) for i in torch.unravel_index(balanced.argmax(), balanced.shape))
-        weights = {"bias": BIASES[b], "unfilled": UNFILLED[u], "reference": REFERENCE[r]}
-        return float(balanced[b, u, r]), weights
-
     cutoffs = dict.fromkeys(GROUPS, 2.0)
-    score, weights = best_for(cutoffs)
+    score, weights = _fit_level(rows, cutoffs)
     for _ in range(2):
         for g in GROUPS:
             for c in CUTOFFS:
-                trial = best_for(cutoffs | {g: c})
+                trial = _fit_level(rows, cutoffs | {g: c})
                 if trial[0] > score + 1e-9:
                     score, weights, cutoffs = trial[0], trial[1], cutoffs | {g: c}
     weights |= {f"cutoff:{g}": c for g, c in cutoffs.items()}
     return weights, _temperature(rows, weights), score
 
 
+def _fit_level(
+    rows: list[ChoiceRow], cutoffs: dict[str, float], l2: float = 1e-3
+) -> tuple[float, dict[str, float]]:
+    """(balanced accuracy, no-tool weights) for one choice of cutoffs; see `fit_choice`."""
+    names = list(no_tool_features([]))
+    feats = torch.tensor(
+        [list(no_tool_features(r[1], cutoffs, r[3], top_margin(r[0])).values()) for r in rows]
+    )
+    top = torch.tensor([max(r[0]) for r in rows])
+    is_tool = torch.tensor([r[2] >= 0 for r in rows])
+    top_right = torch.tensor([r[2] >= 0 and r[0].index(max(r[0])) == r[2] for r in rows])
+    # Strata: style × one tool or several, so that requests offering one tool are not traded
+    # for the many offering several (the margin feature only helps the latter).
+    strata = sorted({(r[4], len(r[0]) > 1) for r in rows})
+    styles = [torch.tensor([(r[4], len(r[0]) > 1) == k for r in rows]) for k in strata]
+    groups = [m & c for m in styles for c in (top_right, ~is_tool)]  # a wrong top tool: wrong either way
+    sample = torch.zeros(len(rows))
+    for m in groups:
+        sample[m] = 1.0 / max(int(m.sum()), 1) / len(groups)
+    y = top_right.float()
+    # The similarity's weight is exp(log_scale) > 0: a closer match never argues against a tool.
+    log_scale, w = torch.tensor(1.0, requires_grad=True), torch.zeros(feats.shape[1], requires_grad=True)
+    opt = torch.optim.LBFGS([log_scale, w], max_iter=300)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        logits = log_scale.exp() * top + feats @ w
+        logistic = torch.nn.functional.binary_cross_entropy_with_logits(logits, y, reduction="none")
+        loss = (sample * logistic).sum() + l2 * ((w**2).sum() + log_scale.exp() ** 2)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    scale, w = float(log_scale.detach().exp()), w.detach()
+    level = -(feats @ w) / scale  # call a tool when top > level, in similarity units
+    called = top[None, :] > level[None, :] + torch.tensor(SHIFTS)[:, None]
+    balanced = torch.zeros(len(SHIFTS))
+    for stratum in styles:  # the mean of the class accuracies a stratum has, then over strata
+        shares = []
+        if bool((stratum & is_tool).any()):  # a tool case is right only with the right tool on top
+            shares.append((called & top_right)[:, stratum & is_tool].float().mean(-1))
+        if bool((stratum & ~is_tool).any()):
+            shares.append((~called)[:, stratum & ~is_tool].float().mean(-1))
+        balanced += sum(shares) / len(shares) / len(styles)
+    best = int(balanced.argmax())
+    weights = {k: round(float(-v / scale), 4) for k, v in zip(names, w, strict=True)}
+    weights["bias"] = round(weights["bias"] + SHIFTS[best], 4)
+    return float(balanced[best]), weights
+
+
 def choice_breakdown(rows: list[ChoiceRow], weights: dict[str, float]) -> dict[str, dict[str, float]]:
-    """Per style: the share of tool cases whose right tool is chosen, and of no-tool cases
-    answered directly."""
+    """Per style and number of tools offered: the share of tool cases whose right tool is
+    chosen, and of no-tool cases answered directly."""
     out = {}
-    for style in sorted({r[4] for r in rows}):
+    for style, several in sorted({(r[4], len(r[0]) > 1) for r in rows}):
         tool_ok, none_ok = [], []
-        for sims, cover, right, ref, _ in (r for r in rows if r[4] == style):
-            called = max(sims) > no_tool_level(cover, weights, ref)
+        for sims, cover, right, ref, _ in (r for r in rows if (r[4], len(r[0]) > 1) == (style, several)):
+            called = max(sims) > no_tool_level(cover, weights, ref, top_margin(sims))
             if right >= 0:
                 tool_ok.append(called and sims.index(max(sims)) == right)
             else:
                 none_ok.append(not called)
-        out[STYLES[style]] = {"tool": _share(tool_ok), "no_tool": _share(none_ok)}
+        out[f"{STYLES[style]}, {'several tools' if several else 'one tool'}"] = {
+            "tool": _share(tool_ok), "no_tool": _share(none_ok)}  # fmt: skip
     return out
 
 
@@ -179,7 +213,8 @@ def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
 
     A scan, not a gradient method: one parameter, and LBFGS without a line search once
     stopped at three times the best temperature."""
-    data = [(torch.tensor([*sims, no_tool_level(cover, weights, ref)]), right if right >= 0 else len(sims))
+    data = [(torch.tensor([*sims, no_tool_level(cover, weights, ref, top_margin(sims))]),
+             right if right >= 0 else len(sims))
             for sims, cover, right, ref, _ in rows]  # fmt: skip
     scores = torch.nn.utils.rnn.pad_sequence([s for s, _ in data], batch_first=True, padding_value=-1e4)
     target = torch.tensor([t for _, t in data])

@@ -14,7 +14,7 @@ from .candidates import NO_TOOL_ID, Candidate
 from .encoder import Encoder
 from .lm import LanguageModel
 from .prompt import choice_fixed, choice_variable, label
-from .relevance import Coverage, no_tool_level
+from .relevance import Coverage, no_tool_level, top_margin
 
 CoverageOf = Callable[[dict[str, Any], str], Coverage]  # tool parameters, text → coverage
 ReferenceOf = Callable[[torch.Tensor, torch.Tensor], float]  # query, offered tools → similarity
@@ -82,7 +82,8 @@ class Chooser:
         reference = 0.0
         if self.cal.no_tool_weights.get("reference"):
             reference = self.reference(query, self.encoder.embed_cached([t.text for t in tools]))
-        return no_tool_level(self.coverage(top.parameters, text), self.cal.no_tool_weights, reference)
+        coverage = self.coverage(top.parameters, text)
+        return no_tool_level(coverage, self.cal.no_tool_weights, reference, top_margin(sims))
 
     def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str) -> Ranking:
         tools = [c for c in cands if c.id != NO_TOOL_ID]

@@ -14,9 +14,12 @@ from collections.abc import Mapping, Sequence
 
 from .argscore import GROUPS
 
-# Features: a bias, the share of unfilled required values and the reference similarity. Tried
-# and dropped (weight ~0 on the development data): number of tools, query length, tool-name
-# similarity, lexical overlap, and "the tool has no required value" apart from the bias.
+# Features: a bias, the share of unfilled required values, the reference similarity and the
+# margin of the best tool over the runner-up (a tool that stands out was likely meant). Tried and
+# dropped on the development data: number of tools (it learns that the synthetic no-tool cases
+# offer one tool), query length, tool-name similarity and lexical overlap (they trade chat
+# requests, written in other words than the tool's, for the formal ones), and "the tool has no
+# required value" apart from the bias.
 
 Coverage = Sequence[tuple[str, float | None]]
 """Per required text/number parameter of the top tool: its group (argscore.group) and its best
@@ -24,14 +27,29 @@ value score, None when the text holds no value of its type."""
 
 
 def no_tool_features(
-    coverage: Coverage, cutoffs: Mapping[str, float] | None = None, reference: float = 0.0
+    coverage: Coverage,
+    cutoffs: Mapping[str, float] | None = None,
+    reference: float = 0.0,
+    margin: float = 0.0,
 ) -> dict[str, float]:
     """A value scoring below its group's cutoff is not convincing: the parameter counts as
     unfilled. Cutoffs differ by group because a number is found with fewer cues than a name.
-    `reference` is the request's similarity to the best unrelated reference tool."""
+    `reference` is the request's similarity to the best unrelated reference tool, `margin` the
+    best tool's similarity minus the runner-up's (`top_margin`)."""
     cutoffs = cutoffs or {}
     unfilled = sum(1 for group, s in coverage if s is None or s < cutoffs.get(group, 0.0))
-    return {"bias": 1.0, "unfilled": unfilled / max(len(coverage), 1), "reference": reference}
+    return {
+        "bias": 1.0,
+        "unfilled": unfilled / max(len(coverage), 1),
+        "reference": reference,
+        "margin": margin,
+    }
+
+
+def top_margin(similarities: Sequence[float]) -> float:
+    """How far the best tool stands above the runner-up; 0.0 with a single tool."""
+    ranked = sorted(similarities, reverse=True)
+    return ranked[0] - ranked[1] if len(ranked) > 1 else 0.0
 
 
 def cutoffs_of(weights: Mapping[str, float]) -> dict[str, float]:
@@ -40,7 +58,9 @@ def cutoffs_of(weights: Mapping[str, float]) -> dict[str, float]:
     return {g: weights.get(f"cutoff:{g}", default) for g in GROUPS}
 
 
-def no_tool_level(coverage: Coverage, weights: Mapping[str, float], reference: float = 0.0) -> float:
+def no_tool_level(
+    coverage: Coverage, weights: Mapping[str, float], reference: float = 0.0, margin: float = 0.0
+) -> float:
     """The no-tool candidate's score, in units of cosine similarity."""
-    features = no_tool_features(coverage, cutoffs_of(weights), reference)
+    features = no_tool_features(coverage, cutoffs_of(weights), reference, margin)
     return sum(weights.get(k, 0.0) * v for k, v in features.items())
