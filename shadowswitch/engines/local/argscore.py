@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -93,14 +94,23 @@ def features(
 def labelled(param: Param, span: Span, text: str) -> float:
     """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
     10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""
-    name = r"[\s_]+".join(re.escape(w) for w in humanise(param.name).split())
-    if not name:
-        return 0.0
+    words = humanise(param.name).split()
     before = text[max(0, span.start - 60) : span.start]
-    if re.search(rf"(?<![\w.])['\"`]?{name}['\"`]?\s*(?:=|:|is|of|equals|equal to)\s*['\"`]?$", before, re.I):
-        return 1.0
     after = text[span.end : span.end + 60]
-    return float(bool(re.match(rf"['\"`]?\s*(?:for|as)\s+(?:the\s+)?['\"`]?{name}(?![\w])", after, re.I)))
+    if not words or words[-1] not in before.lower() + after.lower():
+        return 0.0  # the cheap test first: this runs for every (parameter, value) pair
+    named_before, named_after = _label_patterns(" ".join(words))
+    return float(bool(named_before.search(before) or named_after.match(after)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _label_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    words = r"[\s_]+".join(re.escape(w) for w in name.split())
+    quote = r"['\"`]?"
+    return (
+        re.compile(rf"(?<![\w.]){quote}{words}{quote}\s*(?:=|:|is|of|equals|equal to)\s*{quote}$", re.I),
+        re.compile(rf"{quote}\s*(?:for|as)\s+(?:the\s+)?{quote}{words}(?![\w])", re.I),
+    )
 
 
 def year(param: Param, span: Span) -> float:
