@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from shadowswitch.engines.local.listvalues import as_json
+
 TEST_CATEGORIES = ("simple_python", "multiple", "irrelevance")
 # BFCL's retired executable files (`data/unused_datasets/`): written questions, each answered by
 # one call string ("f(n=20, p=0.6)") that `parse_call` turns into the possible-answer format.
@@ -153,12 +155,7 @@ def _literal(node: ast.expr) -> Any:
         ops = {ast.Div: lambda: left / right, ast.Mult: lambda: left * right,
                ast.Add: lambda: left + right, ast.Sub: lambda: left - right}  # fmt: skip
         return ops[type(node.op)]()
-    return _lists(ast.literal_eval(node))
-
-
-def _lists(value: Any) -> Any:
-    """Tuples as lists, as in JSON and in BFCL's possible answers."""
-    return [_lists(v) for v in value] if isinstance(value, list | tuple) else value
+    return as_json(ast.literal_eval(node))  # tuples as lists, as in BFCL's possible answers
 
 
 def _exec_truth(calls: list[str]) -> list[dict[str, Any]] | None:

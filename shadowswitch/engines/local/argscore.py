@@ -94,22 +94,29 @@ def features(
 def labelled(param: Param, span: Span, text: str) -> float:
     """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
     10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""
-    words = humanise(param.name).split()
+    patterns = _label_patterns(param.name)
+    if patterns is None:
+        return 0.0
+    last_word, named_before, named_after = patterns
     before = text[max(0, span.start - 60) : span.start]
     after = text[span.end : span.end + 60]
-    if not words or words[-1] not in before.lower() + after.lower():
+    if last_word not in before.lower() and last_word not in after.lower():
         return 0.0  # the cheap test first: this runs for every (parameter, value) pair
-    named_before, named_after = _label_patterns(" ".join(words))
     return float(bool(named_before.search(before) or named_after.match(after)))
 
 
 @functools.lru_cache(maxsize=1024)
-def _label_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    words = r"[\s_]+".join(re.escape(w) for w in name.split())
+def _label_patterns(name: str) -> tuple[str, re.Pattern[str], re.Pattern[str]] | None:
+    """The name's last word and the two ways of writing it at a value, once per name."""
+    words = humanise(name).split()
+    if not words:
+        return None
+    joined = r"[\s_]+".join(re.escape(w) for w in words)
     quote = r"['\"`]?"
     return (
-        re.compile(rf"(?<![\w.]){quote}{words}{quote}\s*(?:=|:|is|of|equals|equal to)\s*{quote}$", re.I),
-        re.compile(rf"{quote}\s*(?:for|as)\s+(?:the\s+)?{quote}{words}(?![\w])", re.I),
+        words[-1],
+        re.compile(rf"(?<![\w.]){quote}{joined}{quote}\s*(?:=|:|is|of|equals|equal to)\s*{quote}$", re.I),
+        re.compile(rf"{quote}\s*(?:for|as)\s+(?:the\s+)?{quote}{joined}(?![\w])", re.I),
     )
 
 

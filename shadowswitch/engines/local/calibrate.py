@@ -8,9 +8,9 @@ against live_irrelevance) and formal (parallel, parallel_multiple and BFCL's ret
 files exec_*, against each question offered an unrelated tool of another case). The reference
 tools (reference.py) are the dev files' tool descriptions; each case's own tools are left out.
 Values: logistic regression over (parameter, value) features on live_simple + live_multiple
-and the formal files (a value is right when one of the tool's calls
-has it), then per parameter group the threshold for leaving an optional parameter out that
-gets most parameters right there.
+and the formal files (a value is right when one of the tool's calls has it), then per
+parameter group the threshold for leaving an optional parameter out that gets most parameters
+right there.
 """
 
 from __future__ import annotations
@@ -150,9 +150,8 @@ def _fit_level(
     top_right = torch.tensor([r[2] >= 0 and r[0].index(max(r[0])) == r[2] for r in rows])
     # Strata: style × one tool or several, so that requests offering one tool are not traded
     # for the many offering several (the margin feature only helps the latter).
-    strata = sorted({(r[4], len(r[0]) > 1) for r in rows})
-    styles = [torch.tensor([(r[4], len(r[0]) > 1) == k for r in rows]) for k in strata]
-    groups = [m & c for m in styles for c in (top_right, ~is_tool)]  # a wrong top tool: wrong either way
+    strata = [torch.tensor([_stratum(r) == k for r in rows]) for k in sorted({_stratum(r) for r in rows})]
+    groups = [m & c for m in strata for c in (top_right, ~is_tool)]  # a wrong top tool: wrong either way
     sample = torch.zeros(len(rows))
     for m in groups:
         sample[m] = 1.0 / max(int(m.sum()), 1) / len(groups)
@@ -174,26 +173,31 @@ def _fit_level(
     level = -(feats @ w) / scale  # call a tool when top > level, in similarity units
     called = top[None, :] > level[None, :] + torch.tensor(SHIFTS)[:, None]
     balanced = torch.zeros(len(SHIFTS))
-    for stratum in styles:  # the mean of the class accuracies a stratum has, then over strata
+    for stratum in strata:  # the mean of the class accuracies a stratum has, then over strata
         shares = []
         if bool((stratum & is_tool).any()):  # a tool case is right only with the right tool on top
             shares.append((called & top_right)[:, stratum & is_tool].float().mean(-1))
         if bool((stratum & ~is_tool).any()):
             shares.append((~called)[:, stratum & ~is_tool].float().mean(-1))
-        balanced += sum(shares) / len(shares) / len(styles)
+        balanced += sum(shares) / len(shares) / len(strata)
     best = int(balanced.argmax())
     weights = {k: round(float(-v / scale), 4) for k, v in zip(names, w, strict=True)}
     weights["bias"] = round(weights["bias"] + SHIFTS[best], 4)
     return float(balanced[best]), weights
 
 
+def _stratum(row: ChoiceRow) -> tuple[int, bool]:
+    """(style, several tools offered)."""
+    return row[4], len(row[0]) > 1
+
+
 def choice_breakdown(rows: list[ChoiceRow], weights: dict[str, float]) -> dict[str, dict[str, float]]:
     """Per style and number of tools offered: the share of tool cases whose right tool is
     chosen, and of no-tool cases answered directly."""
     out = {}
-    for style, several in sorted({(r[4], len(r[0]) > 1) for r in rows}):
+    for style, several in sorted({_stratum(r) for r in rows}):
         tool_ok, none_ok = [], []
-        for sims, cover, right, ref, _ in (r for r in rows if (r[4], len(r[0]) > 1) == (style, several)):
+        for sims, cover, right, ref, _ in (r for r in rows if _stratum(r) == (style, several)):
             called = max(sims) > no_tool_level(cover, weights, ref, top_margin(sims))
             if right >= 0:
                 tool_ok.append(called and sims.index(max(sims)) == right)
@@ -389,10 +393,11 @@ def _note(limit: int | None, balanced: float, full_call: dict[str, float]) -> st
         "softmax per parameter; absent:<group> is the score below which an optional parameter is "
         "left out, the threshold that gets most dev parameters right. Dev full-call accuracy "
         f"(arguments given the right tool, matching one of its calls) {calls}. Choice: the no-tool "
-        "weights (bias, unfilled, reference, cutoff of a convincing value score) are the grid point with the "
-        "best dev balanced tool/no-tool accuracy, averaged over the chat (live_*) and formal "
-        f"(parallel*, exec_*, against unrelated tools) styles, {choice}; choice_temperature then by "
-        "likelihood. " + CASCADE_NOTE
+        "level (bias, unfilled, reference, margin over the runner-up; cutoff of a convincing value "
+        "score by coordinate ascent) has the direction of a logistic regression and the bias shift "
+        "with the best dev balanced tool/no-tool accuracy, averaged over chat (live_*) and formal "
+        f"(parallel*, exec_*, against unrelated tools) styles × one tool or several, {choice}; "
+        "choice_temperature then by likelihood. " + CASCADE_NOTE
     )
 
 

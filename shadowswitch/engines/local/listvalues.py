@@ -56,7 +56,7 @@ def literals(text: str) -> list[Span]:
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             continue
         if isinstance(value, list | tuple) and len(value) >= 1:
-            out.append(Span(text[start : end + 1], _as_json(value), "list", start, end + 1))
+            out.append(Span(text[start : end + 1], as_json(value), "list", start, end + 1))
     return out
 
 
@@ -73,10 +73,9 @@ def _closing(text: str, start: int, limit: int = 2000) -> int | None:
     return None
 
 
-def _as_json(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return [_as_json(v) for v in value]
-    return value
+def as_json(value: Any) -> Any:
+    """Tuples as lists, recursively: JSON has no tuples."""
+    return [as_json(v) for v in value] if isinstance(value, list | tuple) else value
 
 
 def joined(spans: list[Span], text: str) -> list[Span]:
