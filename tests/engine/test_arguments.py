@@ -8,7 +8,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shadowswitch.engines.local.argscore import labelled, year
+from shadowswitch.engines.local.argscore import labelled, names_param, year
 from shadowswitch.engines.local.arguments import ArgumentFiller
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of
@@ -161,3 +161,14 @@ def test_a_value_labelled_with_its_parameter_name_goes_to_that_parameter() -> No
               "properties": {k: {"type": "integer"} for k in "abc"}}  # fmt: skip
     assert FILLER.fill(schema, "Solve 3x^2 + 7x - 10 = 0, with 3 for a, 7 for b, and -10 for c.") == {
         "a": 3, "b": 7, "c": -10}  # fmt: skip
+
+
+def test_the_parameters_own_name_is_not_its_value() -> None:
+    ip, customer = params_of({"properties": {k: {"type": "string"} for k in ("ip_address", "customer_id")}})
+    spans = {s.text: s for s in extract("The IP is 172.16.254.1, for the customer with ID 123.")}
+    assert names_param(ip, spans["IP"]) and names_param(customer, spans["ID"])
+    assert not names_param(ip, spans["172.16.254.1"]) and not names_param(customer, spans["123"])
+    schema = {"type": "object", "required": ["ip_address"], "properties": {
+        "ip_address": {"type": "string", "description": "The IP address to locate."}}}  # fmt: skip
+    text = "This IP keeps showing up in our logs. It's 172.16.254.1. Where is it?"
+    assert FILLER.fill(schema, text) == {"ip_address": "172.16.254.1"}

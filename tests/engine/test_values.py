@@ -115,3 +115,5 @@ def test_dotted_numbers_are_identifiers_not_numbers() -> None:
     spans = extract("The IP in question is 172.16.254.1, running version 2.10.3 at 3.5 GHz.")
     idents = {s.value for s in spans if s.kind == "ident"}
     assert {"172.16.254.1", "2.10.3"} <= idents and "3.5" not in idents
+    numbers = {s.value for s in spans if s.kind == "number"}
+    assert numbers == {3.5}  # no 172.16 or 2.1 out of the dotted ones

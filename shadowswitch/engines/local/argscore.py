@@ -91,6 +91,16 @@ def features(
     }
 
 
+def names_param(param: Param, span: Span) -> bool:
+    """Text that only repeats the parameter's own name: "IP" is not an ip_address's value, nor
+    "ID" a customer_id's. A rule, not a feature: fitted as a weight, it lost to the name's
+    nearness, which such a span always has."""
+    if isinstance(span.value, int | float | bool):
+        return False
+    words = WORDS.findall(span.text)
+    return bool(words) and all(stem(w) in param.name_words for w in words)
+
+
 def labelled(param: Param, span: Span, text: str) -> float:
     """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
     10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .argscore import TextIndex, features, group, indifferent, linear, mentioned, negated
+from .argscore import TextIndex, features, group, indifferent, linear, mentioned, names_param, negated
 from .calibration import Calibration
 from .dates import asked_format, in_format
 from .listvalues import list_spans
@@ -92,7 +92,7 @@ class ArgumentFiller:
         orders = _order_matches(params, spans)
         pairs = []
         for p in params:
-            typed = [(s, v) for s in spans if (v := convert(p, s)) is not None]
+            typed = [(s, v) for s in spans if (v := convert(p, s)) is not None and not names_param(p, s)]
             cheap = [(s, v, self._score(p, s, index, 0.0, orders)) for s, v in typed]
             pairs += [(p, s, v) for s, v, _ in sorted(cheap, key=lambda x: -x[2])[:SHORTLIST]]
         if not pairs:

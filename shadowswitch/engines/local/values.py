@@ -30,7 +30,7 @@ NUMBER_RE = re.compile(
     r"(?<![\w.\-^/])(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
     r"(?:(?P<pct>\s?%|\s(?:percent|per cent)\b)"
     r"|(?P<suf>[kKmMbBtT]|mn|bn)\b|\s(?P<word>thousand|million|billion|trillion)\b)?"
-    r"(?:st|nd|rd|th)?(?![\w])"
+    r"(?:st|nd|rd|th)?(?![\w]|\.\d)"  # not a part of 172.16.254.1 or 2.10.3
 )
 # A number written against its unit ("6cm", "5km/h", "3x"): the number is the value.
 UNIT_NUMBER_RE = re.compile(
