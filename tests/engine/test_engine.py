@@ -42,6 +42,30 @@ async def test_a_value_is_not_taken_with_its_label_and_dates_go_to_date_paramete
     assert choice.arguments == {"user_id": "U123456", "start_date": "2024-04-02"}
 
 
+@pytest.mark.parametrize("text", [
+    "Patient file: 30 years, 100 kg, 170 cm.",
+    "I'm a 30-year-old guy, weigh about 100 kilograms, and I'm 170 centimeters tall.",
+])  # fmt: skip
+async def test_numbers_are_told_apart_by_their_units(engine: Any, text: str) -> None:
+    needs = tool("daily_needs", "Daily calorie needs", {
+        "weight": {"type": "integer", "description": "Body weight in kilograms."},
+        "height": {"type": "integer", "description": "Height in centimeters."},
+        "age": {"type": "integer", "description": "Age in years."}}, ["weight", "height", "age"])  # fmt: skip
+    choice = await engine.decide({**ask(text, [needs]), "tool_choice": "required"}, POLICY)
+    assert choice.arguments == {"weight": 100, "height": 170, "age": 30}
+
+
+@pytest.mark.parametrize(("text", "ip"), [
+    ("This IP keeps showing up in our logs. It's 172.16.254.1. Where is it?", "172.16.254.1"),
+    ("Could you track down the location of this IP? It's 10.0.0.7, and it keeps showing up.", "10.0.0.7"),
+])  # fmt: skip
+async def test_the_parameters_own_name_is_not_taken_as_its_value(engine: Any, text: str, ip: str) -> None:
+    address = {"type": "string", "description": "The IP address to locate."}
+    locate = tool("locate_ip", "Where an IP address is", {"ip_address": address}, ["ip_address"])
+    choice = await engine.decide({**ask(text, [locate]), "tool_choice": "required"}, POLICY)
+    assert choice.arguments == {"ip_address": ip}
+
+
 async def test_small_talk_is_no_tool(engine: Any) -> None:
     choice = await engine.decide(ask("Tell me a joke about penguins", TOOLS), POLICY)
     assert choice.kind == "no_tool" and choice.fill_generative and choice.name is None

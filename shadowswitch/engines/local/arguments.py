@@ -97,12 +97,13 @@ class ArgumentFiller:
             pairs += [(p, s, v) for s, v, _ in sorted(cheap, key=lambda x: -x[2])[:SHORTLIST]]
         if not pairs:
             return []
-        texts = list(dict.fromkeys(s.text for _, s, _ in pairs))
+        compared = {s: compared_text(s, index.text) for _, s, _ in pairs}
+        texts = list(dict.fromkeys(compared.values()))
         sims = self.similarity([p.text for p in params], texts)
         row = {p.name: i for i, p in enumerate(params)}
         col = {t: j for j, t in enumerate(texts)}
         return [
-            Pair(p, s, v, self._score(p, s, index, sims[row[p.name]][col[s.text]], orders))
+            Pair(p, s, v, self._score(p, s, index, sims[row[p.name]][col[compared[s]]], orders))
             for p, s, v in pairs
         ]
 
@@ -151,6 +152,19 @@ class ArgumentFiller:
 
 ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 SCALARS = ("string", "integer", "number")
+UNIT = re.compile(r"\s*-?((?:[^\W\d_][\w/^°%-]*\s*){1,2})")
+NUMBERS = ("number", "percent", "wordnum")
+
+
+def compared_text(span: Span, text: str) -> str:
+    """What the encoder compares with a parameter: a number with the unit written after it
+    ("100 kilograms", "5 seconds"), which tells weight from height where "100" alone cannot."""
+    if span.kind not in NUMBERS:
+        return span.text
+    unit = UNIT.match(text, span.end)
+    return f"{span.text} {unit.group(1).strip()}" if unit else span.text
+
+
 SHORTLIST = 4  # values per parameter scored with the encoder (4 and 12: same dev accuracy)
 SHORT = ("phrase", "name", "quoted", "ident")
 ENUM_SIMILARITY = 0.7  # an optional enum is set from a paraphrase only when this close

@@ -27,7 +27,7 @@ from shadowswitch.bench.bfcl_data import EXEC_CATEGORIES
 
 from . import reference
 from .argscore import GROUPS, TextIndex, features, group, linear
-from .arguments import _order_matches
+from .arguments import _order_matches, compared_text
 from .calibration import PATH, Calibration
 from .candidates import Candidate, offered_tools
 from .conversation import last_user_text
@@ -264,7 +264,7 @@ def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
                 p, s = pair.param, pair.span
                 right = accepted.get(p.name)
                 ok = right is not None and check_param(p.name, pair.value, right, p.schema) is None
-                sim = decider._similarity([p.text], [s.text])[0][0]
+                sim = decider._similarity([p.text], [compared_text(s, text)])[0][0]
                 by_param[p.name].append((features(p, s, index, sim, (p.name, s.start) in orders), int(ok)))
             for p in params:
                 absent = -1 if p.required else int("" in accepted.get(p.name, [""]))
