@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shadowswitch.engines.local.argscore import labelled, names_param, year
-from shadowswitch.engines.local.arguments import ArgumentFiller, compared_text
+from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, compared_text
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of
 from shadowswitch.engines.local.schema import minimal_instance, normalise
-from shadowswitch.engines.local.values import extract
+from shadowswitch.engines.local.values import Span, extract
 
 
 def no_similarity(left: list[str], right: list[str]) -> list[list[float]]:
@@ -176,3 +176,13 @@ def test_a_number_is_compared_with_its_unit() -> None:
     numbers = [s for s in extract(text) if s.kind in ("number", "percent")]
     assert list(dict.fromkeys(compared_text(s, text) for s in numbers)) == [
         "30 year-old", "100 kilograms", "170 cm tall", "5% a year", "2 years"]  # fmt: skip
+
+
+def test_values_are_assigned_jointly_not_best_pair_first() -> None:
+    name, version = params_of({"required": ["name", "version"], "properties": {
+        "name": {"type": "string"}, "version": {"type": "string"}}})  # fmt: skip
+    bandana, five = Span("bandana", "bandana", "ident", 0, 7), Span("5", "5", "ident", 20, 21)
+    scores = {("name", bandana): 4.9, ("name", five): 5.0, ("version", bandana): 0.0, ("version", five): 4.8}
+    pairs = [Pair(p, s, s.value, scores[p.name, s]) for p in (name, version) for s in (bandana, five)]
+    # best pair first would give name "5" (5.0), leaving version "bandana" (0.0)
+    assert FILLER._joint([name, version], pairs) == {"name": "bandana", "version": "5"}

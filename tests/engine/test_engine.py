@@ -66,6 +66,16 @@ async def test_the_parameters_own_name_is_not_taken_as_its_value(engine: Any, te
     assert choice.arguments == {"ip_address": ip}
 
 
+async def test_each_value_goes_where_it_fits_best_overall(engine: Any) -> None:
+    badge = tool("get_violation_badge", "A project's policy violation badge", {
+        "project_name": {"type": "string", "description": "The name of the project"},
+        "project_version": {"type": "string", "description": "The version of the project"}},
+        ["project_name", "project_version"])  # fmt: skip
+    text = "I want the violation badge for project bandana. The version is 5."
+    choice = await engine.decide({**ask(text, [badge]), "tool_choice": "required"}, POLICY)
+    assert choice.arguments == {"project_name": "bandana", "project_version": "5"}
+
+
 async def test_small_talk_is_no_tool(engine: Any) -> None:
     choice = await engine.decide(ask("Tell me a joke about penguins", TOOLS), POLICY)
     assert choice.kind == "no_tool" and choice.fill_generative and choice.name is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +72,10 @@ class ArgumentFiller:
 
     def _scalars(self, params: list[Param], spans: list[Span], index: TextIndex) -> dict[str, Any]:
         pairs = self._pairs(params, spans, index)
+        if JOINT:
+            joint = self._joint(params, pairs)
+            if joint is not None:
+                return joint
         args: dict[str, Any] = {}
         used: list[Span] = []
         for pair in sorted(pairs, key=lambda x: -x.score):
@@ -82,6 +87,36 @@ class ArgumentFiller:
             args[p.name] = pair.value
             used.append(pair.span)
         return args
+
+    def _joint(self, params: list[Param], pairs: list[Pair]) -> dict[str, Any] | None:
+        """The assignment with the highest total score: each parameter takes one of its best
+        values or none (an optional one at its threshold's score), no two sharing text. Greedy,
+        best pair first, lets one strong pair take the value another parameter needed more."""
+        options: list[list[tuple[float, Pair | None]]] = []
+        for p in params:
+            mine = sorted((x for x in pairs if x.param.name == p.name), key=lambda x: -x.score)[
+                :JOINT_OPTIONS
+            ]
+            options.append(
+                [(x.score, x) for x in mine] + [(-UNFILLED if p.required else self._threshold(p), None)]
+            )
+        if math.prod(len(o) for o in options) > JOINT_LIMIT:
+            return None
+        best: tuple[float, list[Pair]] = (-math.inf, [])
+
+        def search(i: int, total: float, chosen: list[Pair]) -> None:
+            nonlocal best
+            if i == len(options):
+                if total > best[0]:
+                    best = (total, list(chosen))
+                return
+            for score, pair in options[i]:
+                if pair is not None and any(_overlap(pair.span, c.span) for c in chosen):
+                    continue
+                search(i + 1, total + score, [*chosen, pair] if pair else chosen)
+
+        search(0, 0.0, [])
+        return {pair.param.name: pair.value for pair in best[1]}
 
     def _threshold(self, p: Param) -> float:
         """The score of leaving an optional parameter out, fitted per kind of parameter."""
@@ -164,6 +199,11 @@ def compared_text(span: Span, text: str) -> str:
     unit = UNIT.match(text, span.end)
     return f"{span.text} {unit.group(1).strip()}" if unit else span.text
 
+
+JOINT = True
+JOINT_OPTIONS = 4
+JOINT_LIMIT = 4096  # assignments searched at most (about 5 ms); above, the greedy one
+UNFILLED = 100.0  # a required parameter left empty is repaired with a made-up value
 
 SHORTLIST = 4  # values per parameter scored with the encoder (4 and 12: same dev accuracy)
 SHORT = ("phrase", "name", "quoted", "ident")
