@@ -72,10 +72,9 @@ class ArgumentFiller:
 
     def _scalars(self, params: list[Param], spans: list[Span], index: TextIndex) -> dict[str, Any]:
         pairs = self._pairs(params, spans, index)
-        if JOINT:
-            joint = self._joint(params, pairs)
-            if joint is not None:
-                return joint
+        joint = self._joint(params, pairs)
+        if joint is not None:
+            return joint
         args: dict[str, Any] = {}
         used: list[Span] = []
         for pair in sorted(pairs, key=lambda x: -x.score):
@@ -200,7 +199,6 @@ def compared_text(span: Span, text: str) -> str:
     return f"{span.text} {unit.group(1).strip()}" if unit else span.text
 
 
-JOINT = True
 JOINT_OPTIONS = 4
 JOINT_LIMIT = 4096  # assignments searched at most (about 5 ms); above, the greedy one
 UNFILLED = 100.0  # a required parameter left empty is repaired with a made-up value
