@@ -41,14 +41,16 @@ def machine_info() -> dict[str, Any]:
 
 
 def git_commit() -> str | None:
-    """HEAD's commit (with "+dirty" when the tree has changes), None outside a repository."""
+    """HEAD's commit (with "+dirty" when the tree has changes other than the results files,
+    which a run rewrites as it goes), None outside a repository."""
 
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
 
     try:
         head = git("rev-parse", "HEAD").strip()
-        return head + ("+dirty" if git("status", "--porcelain").strip() else "")
+        changes = git("status", "--porcelain", "--", ":/", ":(top,exclude)bench/results")
+        return head + ("+dirty" if changes.strip() else "")
     except (OSError, subprocess.CalledProcessError):
         return None
 
