@@ -93,12 +93,9 @@ class ArgumentFiller:
         best pair first, lets one strong pair take the value another parameter needed more."""
         options: list[list[tuple[float, Pair | None]]] = []
         for p in params:
-            mine = sorted((x for x in pairs if x.param.name == p.name), key=lambda x: -x.score)[
-                :JOINT_OPTIONS
-            ]
-            options.append(
-                [(x.score, x) for x in mine] + [(-UNFILLED if p.required else self._threshold(p), None)]
-            )
+            mine = sorted((x for x in pairs if x.param.name == p.name), key=lambda x: -x.score)
+            empty = -UNFILLED if p.required else self._threshold(p)
+            options.append([(x.score, x) for x in mine[:JOINT_OPTIONS]] + [(empty, None)])
         if math.prod(len(o) for o in options) > JOINT_LIMIT:
             return None
         best: tuple[float, list[Pair]] = (-math.inf, [])
@@ -200,7 +197,7 @@ def compared_text(span: Span, text: str) -> str:
 
 
 JOINT_OPTIONS = 4
-JOINT_LIMIT = 4096  # assignments searched at most (about 5 ms); above, the greedy one
+JOINT_LIMIT = 4096  # assignments searched at most (3,125 took 2 ms); above, best pair first
 UNFILLED = 100.0  # a required parameter left empty is repaired with a made-up value
 
 SHORTLIST = 4  # values per parameter scored with the encoder (4 and 12: same dev accuracy)
