@@ -117,3 +117,9 @@ def test_dotted_numbers_are_identifiers_not_numbers() -> None:
     assert {"172.16.254.1", "2.10.3"} <= idents and "3.5" not in idents
     numbers = {s.value for s in spans if s.kind == "number"}
     assert numbers == {3.5}  # no 172.16 or 2.1 out of the dotted ones
+
+
+def test_a_sentence_opening_after_a_quote_mark_is_no_name() -> None:
+    assert "Can" not in found('"Can you plan my trip to New York?', "name")
+    assert "Could" not in found('He asked: "Could you call Anna?"', "name")
+    assert "Anna" in found('He asked: "Could you call Anna?"', "name")

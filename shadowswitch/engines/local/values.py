@@ -167,8 +167,11 @@ SENTENCE_END = ".!?:\n"
 
 
 def _opens_sentence(text: str, start: int, breaks: str = SENTENCE_END) -> bool:
-    before = text[:start].rstrip()
+    before = text[:start].rstrip().rstrip(OPENING).rstrip()  # '"Can you…' opens one too
     return not before or before[-1] in breaks
+
+
+OPENING = "\"'“‘(["
 
 
 def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
