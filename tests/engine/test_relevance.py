@@ -9,7 +9,7 @@ import torch
 
 from shadowswitch.engines.local.candidates import NO_TOOL_ID
 from shadowswitch.engines.local.conversation import intent_text
-from shadowswitch.engines.local.relevance import no_tool_features, no_tool_level
+from shadowswitch.engines.local.relevance import metric_match, no_tool_features, no_tool_level
 from shadowswitch.policy.models import Policy
 from tests.engine.helpers import TOOLS, ask
 
@@ -40,6 +40,11 @@ def test_addresses_are_read_by_kind_for_the_choice() -> None:
     assert intent_text("meet at 10:30, room 4") == "meet at 10:30, room 4"
 
 
+def rows(*cases: tuple[Any, ...], product: list[float] | None = None) -> list[Any]:
+    """Choice rows for `fit_choice`, each with the vector product `metric_match` reads."""
+    return [(*case, torch.tensor(product or [0.0, 0.0])) for case in cases]
+
+
 def _no_tool_probability(choice: Any) -> float:
     return next(c.prob for c in choice.candidates if c.id == NO_TOOL_ID)
 
@@ -55,10 +60,13 @@ async def test_a_tool_the_text_cannot_fill_makes_answering_directly_likelier(eng
 def test_calibration_finds_a_level_that_separates_tool_from_no_tool() -> None:
     from shadowswitch.engines.local.calibrate import fit_choice
 
-    tool_cases = [([0.62, 0.30], [("str", 3.0)], 0, 0.3, 0)]
-    tool_cases += [([0.55, 0.41], [("str", 2.5), ("num", 4.0)], 0, 0.3, 0)]
-    no_tool_cases = [([0.35, 0.20], [("str", None)], -1, 0.3, 0), ([0.50, 0.10], [("str", -1.0)], -1, 0.3, 0)]
-    weights, temperature, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
+    tool_cases = rows(
+        ([0.62, 0.30], [("str", 3.0)], 0, 0.3, 0), ([0.55, 0.41], [("str", 2.5), ("num", 4.0)], 0, 0.3, 0)
+    )
+    no_tool_cases = rows(
+        ([0.35, 0.20], [("str", None)], -1, 0.3, 0), ([0.50, 0.10], [("str", -1.0)], -1, 0.3, 0)
+    )
+    weights, _, temperature, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
     assert balanced == 1.0
     assert 0.01 <= temperature <= 0.5
     assert no_tool_level([("str", 3.0)], weights, 0.3) < 0.55
@@ -70,9 +78,9 @@ def test_calibration_weighs_the_reference_similarity_when_only_it_separates() ->
     best unrelated reference tool is far below it, and no tool when it is close."""
     from shadowswitch.engines.local.calibrate import fit_choice
 
-    tool_cases = [([0.50], [], 0, 0.20, 1), ([0.35], [], 0, 0.05, 0)]
-    no_tool_cases = [([0.50], [], -1, 0.48, 1), ([0.35], [], -1, 0.33, 0)]
-    weights, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
+    tool_cases = rows(([0.50], [], 0, 0.20, 1), ([0.35], [], 0, 0.05, 0))
+    no_tool_cases = rows(([0.50], [], -1, 0.48, 1), ([0.35], [], -1, 0.33, 0))
+    weights, _, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
     assert balanced == 1.0
     assert weights["reference"] > 0
     assert no_tool_level([], weights, 0.20) < 0.50 <= no_tool_level([], weights, 0.48)
@@ -84,12 +92,35 @@ def test_calibration_lowers_the_level_when_the_best_tool_stands_out() -> None:
     from shadowswitch.engines.local.calibrate import fit_choice
     from shadowswitch.engines.local.relevance import top_margin
 
-    tool_cases = [([0.50, 0.20], [], 0, 0.3, 0), ([0.45, 0.15], [], 0, 0.3, 1)]
-    no_tool_cases = [([0.50, 0.47], [], -1, 0.3, 0), ([0.45, 0.44], [], -1, 0.3, 1)]
-    weights, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
+    tool_cases = rows(([0.50, 0.20], [], 0, 0.3, 0), ([0.45, 0.15], [], 0, 0.3, 1))
+    no_tool_cases = rows(([0.50, 0.47], [], -1, 0.3, 0), ([0.45, 0.44], [], -1, 0.3, 1))
+    weights, _, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
     assert balanced == 1.0 and weights["margin"] < 0
     assert top_margin([0.5, 0.2]) == pytest.approx(0.3) and top_margin([0.5]) == 0.0
     assert no_tool_level([], weights, 0.3, 0.30) < 0.50 <= no_tool_level([], weights, 0.3, 0.03)
+
+
+def test_calibration_learns_which_dimensions_of_a_match_mean_a_tool() -> None:
+    """Same similarity, reference and coverage: only where the request and the tool agree (the
+    elementwise product of their vectors) separates tool from no tool, and the fitted metric
+    lowers the level for the first kind of agreement and raises it for the second."""
+    from shadowswitch.engines.local.calibrate import fit_choice
+
+    case = ([0.45], [], 0, 0.3, 1)
+    tool_cases = rows(case, (case[0], [], 0, 0.3, 0), product=[0.3, 0.15])
+    no_tool_cases = rows((case[0], [], -1, 0.3, 1), (case[0], [], -1, 0.3, 0), product=[0.15, 0.3])
+    weights, metric, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
+    assert balanced == 1.0 and metric[0] < 0 < metric[1]
+    tool = torch.tensor([0.5, 0.5])
+    meant = metric_match(torch.tensor([0.6, 0.3]), tool, metric)  # agrees where tool cases did
+    passing = metric_match(torch.tensor([0.3, 0.6]), tool, metric)
+    assert no_tool_level([], weights, 0.3, 0.0, meant) < 0.45 <= no_tool_level([], weights, 0.3, 0.0, passing)
+
+
+def test_without_a_fitted_metric_the_match_adds_nothing() -> None:
+    query, tool = torch.tensor([0.6, 0.8]), torch.tensor([0.8, 0.6])
+    assert metric_match(query, tool, []) == 0.0
+    assert metric_match(query, tool, [1.0, 1.0]) == pytest.approx(float(query @ tool))  # the cosine
 
 
 @pytest.mark.slow

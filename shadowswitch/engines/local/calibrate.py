@@ -2,7 +2,7 @@
 
     python -m shadowswitch.engines.local.calibrate [--limit N]
 
-Choice: the softmax temperature and the "answer directly" weights (relevance.py), in two
+Choice: the softmax temperature and the "answer directly" weights and metric (relevance.py), in two
 styles weighed equally: chat (live_multiple, live_simple and live_relevance, a tool is right,
 against live_irrelevance) and formal (parallel, parallel_multiple and BFCL's retired executable
 files exec_*, against each question offered an unrelated tool of another case). The reference
@@ -26,8 +26,7 @@ import torch
 from shadowswitch.bench.bfcl_data import EXEC_CATEGORIES
 
 from . import reference
-from .argscore import GROUPS, TextIndex, features, group, linear
-from .arguments import _order_matches, compared_text
+from .argscore import GROUPS, TextIndex, group, linear
 from .calibration import PATH, Calibration
 from .candidates import Candidate, offered_tools
 from .conversation import last_user_text
@@ -40,9 +39,10 @@ from .values import extract
 CALL_SETS = ("live_simple", "live_multiple")
 
 
-ChoiceRow = tuple[list[float], Coverage, int, float, int]
+ChoiceRow = tuple[list[float], Coverage, int, float, int, torch.Tensor]
 """Per case: similarity to each tool, the value coverage of the most similar one, the index of
-the right tool (-1: no tool is right), the reference similarity (reference.py), the style."""
+the right tool (-1: no tool is right), the reference similarity (reference.py), the style, and
+the elementwise product of the request's and the most similar tool's vectors (metric_match)."""
 
 STYLES = ("chat", "formal")  # live_* files: users' own words; parallel*: written questions
 FORMAL_SETS = ("parallel", "parallel_multiple", *EXEC_CATEGORIES)
@@ -64,6 +64,7 @@ def choice_rows(
         sims = decider.chooser.similarities(query, tools)
         top = max(range(len(sims)), key=lambda i: sims[i])
         coverage = decider.filler.coverage(tools[top].parameters, text)
+        product = query.float() * decider.encoder.embed_cached([tools[top].text])[0].float()
         mine = [t.text for t in tools] + list((own or {}).get(case.id, []))
         reference = decider.reference.best(query, decider.encoder.embed_cached(mine))
         right = -1
@@ -73,7 +74,7 @@ def choice_rows(
             right = top if top in called else (called[0] if called else -1)
         elif case.expects_call:
             right = top  # relevance: any tool is right
-        rows.append((sims, coverage, right, reference, style))
+        rows.append((sims, coverage, right, reference, style, product))
     return rows
 
 
@@ -114,37 +115,42 @@ CUTOFFS = [float(c) for c in range(-2, 6)]
 SHIFTS = [d / 200 for d in range(-100, 101)]  # bias shifts scanned, in similarity units
 
 
-def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], float, float]:
+def fit_choice(rows: list[ChoiceRow]) -> tuple[dict[str, float], list[float], float, float]:
     """The "answer directly" weights (relevance.py) and the softmax temperature.
 
     A tool is called when its similarity beats the no-tool level, a linear function of the
     features: a logistic regression of "a tool is right" on the top similarity and the features
-    gives the direction (each stratum, style × one tool or several, and class weighed equally),
+    gives the direction (each stratum, style × one tool or several, and class weighed equally;
+    with it the weights of metric_match, under a stronger penalty: 384 of them),
     then the bias is the shift with the best balanced tool/no-tool accuracy averaged over the
     strata (the likelihood alone trades no-tool recall for confidence), and each group's cutoff
     of a convincing value score is chosen by coordinate ascent on that accuracy.
 
-    Returns (no-tool weights in similarity units, temperature, balanced accuracy)."""
+    Returns (no-tool weights and metric in similarity units, temperature, balanced accuracy)."""
     cutoffs = dict.fromkeys(GROUPS, 2.0)
-    score, weights = _fit_level(rows, cutoffs)
+    score, weights, metric = _fit_level(rows, cutoffs)
     for _ in range(2):
         for g in GROUPS:
             for c in CUTOFFS:
                 trial = _fit_level(rows, cutoffs | {g: c})
                 if trial[0] > score + 1e-9:
-                    score, weights, cutoffs = trial[0], trial[1], cutoffs | {g: c}
+                    (score, weights, metric), cutoffs = trial, cutoffs | {g: c}
     weights |= {f"cutoff:{g}": c for g, c in cutoffs.items()}
-    return weights, _temperature(rows, weights), score
+    return weights, metric, _temperature(rows, weights, metric), score
+
+
+METRIC_L2 = 1e-5  # by 5-fold cross-validation over dev cases grouped by tool (1e-4…3e-6 scanned)
 
 
 def _fit_level(
     rows: list[ChoiceRow], cutoffs: dict[str, float], l2: float = 1e-3
-) -> tuple[float, dict[str, float]]:
+) -> tuple[float, dict[str, float], list[float]]:
     """(balanced accuracy, no-tool weights) for one choice of cutoffs; see `fit_choice`."""
     names = list(no_tool_features([]))
     feats = torch.tensor(
         [list(no_tool_features(r[1], cutoffs, r[3], top_margin(r[0])).values()) for r in rows]
     )
+    products = torch.stack([r[5] for r in rows])
     top = torch.tensor([max(r[0]) for r in rows])
     is_tool = torch.tensor([r[2] >= 0 for r in rows])
     top_right = torch.tensor([r[2] >= 0 and r[0].index(max(r[0])) == r[2] for r in rows])
@@ -158,19 +164,21 @@ def _fit_level(
     y = top_right.float()
     # The similarity's weight is exp(log_scale) > 0: a closer match never argues against a tool.
     log_scale, w = torch.tensor(1.0, requires_grad=True), torch.zeros(feats.shape[1], requires_grad=True)
-    opt = torch.optim.LBFGS([log_scale, w], max_iter=300)
+    v = torch.zeros(products.shape[1], requires_grad=True)
+    opt = torch.optim.LBFGS([log_scale, w, v], max_iter=300)
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
-        logits = log_scale.exp() * top + feats @ w
+        logits = log_scale.exp() * top + feats @ w + products @ v
         logistic = torch.nn.functional.binary_cross_entropy_with_logits(logits, y, reduction="none")
-        loss = (sample * logistic).sum() + l2 * ((w**2).sum() + log_scale.exp() ** 2)
+        penalty = l2 * ((w**2).sum() + log_scale.exp() ** 2) + METRIC_L2 * (v**2).sum()
+        loss = (sample * logistic).sum() + penalty
         loss.backward()
         return loss
 
     opt.step(closure)
-    scale, w = float(log_scale.detach().exp()), w.detach()
-    level = -(feats @ w) / scale  # call a tool when top > level, in similarity units
+    scale, w, v = float(log_scale.detach().exp()), w.detach(), v.detach()
+    level = -(feats @ w + products @ v) / scale  # call a tool when top > level, in similarity units
     called = top[None, :] > level[None, :] + torch.tensor(SHIFTS)[:, None]
     balanced = torch.zeros(len(SHIFTS))
     for stratum in strata:  # the mean of the class accuracies a stratum has, then over strata
@@ -183,7 +191,7 @@ def _fit_level(
     best = int(balanced.argmax())
     weights = {k: round(float(-v / scale), 4) for k, v in zip(names, w, strict=True)}
     weights["bias"] = round(weights["bias"] + SHIFTS[best], 4)
-    return float(balanced[best]), weights
+    return float(balanced[best]), weights, [round(float(-x / scale), 5) for x in v]
 
 
 def _stratum(row: ChoiceRow) -> tuple[int, bool]:
@@ -191,14 +199,16 @@ def _stratum(row: ChoiceRow) -> tuple[int, bool]:
     return row[4], len(row[0]) > 1
 
 
-def choice_breakdown(rows: list[ChoiceRow], weights: dict[str, float]) -> dict[str, dict[str, float]]:
+def choice_breakdown(
+    rows: list[ChoiceRow], weights: dict[str, float], metric: list[float]
+) -> dict[str, dict[str, float]]:
     """Per style and number of tools offered: the share of tool cases whose right tool is
     chosen, and of no-tool cases answered directly."""
     out = {}
     for style, several in sorted({_stratum(r) for r in rows}):
         tool_ok, none_ok = [], []
-        for sims, cover, right, ref, _ in (r for r in rows if _stratum(r) == (style, several)):
-            called = max(sims) > no_tool_level(cover, weights, ref, top_margin(sims))
+        for sims, cover, right, ref, _, product in (r for r in rows if _stratum(r) == (style, several)):
+            called = max(sims) > no_tool_level(cover, weights, ref, top_margin(sims), _match(product, metric))
             if right >= 0:
                 tool_ok.append(called and sims.index(max(sims)) == right)
             else:
@@ -212,14 +222,21 @@ def _share(flags: list[bool]) -> float:
     return round(sum(flags) / max(len(flags), 1), 3)
 
 
-def _temperature(rows: list[ChoiceRow], weights: dict[str, float]) -> float:
+def _match(product: torch.Tensor, metric: list[float]) -> float:
+    """relevance.metric_match from the stored product of the two vectors."""
+    return float(product @ torch.tensor(metric)) if metric else 0.0
+
+
+def _temperature(rows: list[ChoiceRow], weights: dict[str, float], metric: list[float]) -> float:
     """Maximum likelihood of the right candidate, over the tools and "answer directly".
 
     A scan, not a gradient method: one parameter, and LBFGS without a line search once
     stopped at three times the best temperature."""
-    data = [(torch.tensor([*sims, no_tool_level(cover, weights, ref, top_margin(sims))]),
-             right if right >= 0 else len(sims))
-            for sims, cover, right, ref, _ in rows]  # fmt: skip
+
+    def level(r: ChoiceRow) -> float:
+        return no_tool_level(r[1], weights, r[3], top_margin(r[0]), _match(r[5], metric))
+
+    data = [(torch.tensor([*r[0], level(r)]), r[2] if r[2] >= 0 else len(r[0])) for r in rows]
     scores = torch.nn.utils.rnn.pad_sequence([s for s, _ in data], batch_first=True, padding_value=-1e4)
     target = torch.tensor([t for _, t in data])
 
@@ -258,14 +275,12 @@ def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
         for tool, answers in tool_uses(case):
             accepted = {k: [v for a in answers for v in a.get(k, [""])] for a in answers for k in a}
             params = [p for p in params_of(tool.parameters) if p.kind in ("string", "integer", "number")]
-            orders = _order_matches(params, spans)
             by_param: dict[str, list[tuple[dict[str, float], int]]] = {p.name: [] for p in params}
             for pair in decider.filler._pairs(params, spans, index):
-                p, s = pair.param, pair.span
+                p = pair.param
                 right = accepted.get(p.name)
                 ok = right is not None and check_param(p.name, pair.value, right, p.schema) is None
-                sim = decider._similarity([p.text], [compared_text(s, text)])[0][0]
-                by_param[p.name].append((features(p, s, index, sim, (p.name, s.start) in orders), int(ok)))
+                by_param[p.name].append((pair.features, int(ok)))
             for p in params:
                 absent = -1 if p.required else int("" in accepted.get(p.name, [""]))
                 groups.append((by_param[p.name], absent, group(p)))
@@ -365,11 +380,12 @@ def main() -> None:
         chat = call_cases + load("live_relevance") + load("live_irrelevance")
         unrelated, own = unrelated_tool_cases(decider, formal)
         rows = choice_rows(decider, chat, 0) + choice_rows(decider, formal + unrelated, 1, own)
-        no_tool, temp, balanced = fit_choice(rows)
+        no_tool, metric, temp, balanced = fit_choice(rows)
         print(f"choice: {len(rows)} cases; no-tool {no_tool}; temperature {temp}; "
               f"balanced {balanced:.3f}", flush=True)  # fmt: skip
-        print(f"choice by style: {choice_breakdown(rows, no_tool)}", flush=True)
-        cal = _use(decider, replace(cal, no_tool_weights=no_tool, choice_temperature=temp))
+        print(f"choice by style: {choice_breakdown(rows, no_tool, metric)}", flush=True)
+        fitted = replace(cal, no_tool_weights=no_tool, no_tool_metric=metric, choice_temperature=temp)
+        cal = _use(decider, fitted)
     by_style = zip(STYLES, (call_cases, formal), strict=True)
     full_call = {style: full_call_accuracy(decider, cases) for style, cases in by_style}
     cal = replace(cal, note=_note(args.limit, balanced, full_call))
@@ -393,7 +409,8 @@ def _note(limit: int | None, balanced: float, full_call: dict[str, float]) -> st
         "softmax per parameter; absent:<group> is the score below which an optional parameter is "
         "left out, the threshold that gets most dev parameters right. Dev full-call accuracy "
         f"(arguments given the right tool, matching one of its calls) {calls}. Choice: the no-tool "
-        "level (bias, unfilled, reference, margin over the runner-up; cutoff of a convincing value "
+        "level (bias, unfilled, reference, margin over the runner-up, no_tool_metric over the "
+        "product of the request's and the top tool's vectors; cutoff of a convincing value "
         "score by coordinate ascent) has the direction of a logistic regression and the bias shift "
         "with the best dev balanced tool/no-tool accuracy, averaged over chat (live_*) and formal "
         f"(parallel*, exec_*, against unrelated tools) styles × one tool or several, {choice}; "

@@ -16,6 +16,7 @@ class Calibration:
     choice_temperature: float = 0.05  # softmax temperature over cosine similarities
     no_tool_similarity: float = 0.25  # the "answer directly" similarity when no weights are fitted
     no_tool_weights: dict[str, float] = field(default_factory=dict)  # see relevance.py
+    no_tool_metric: list[float] = field(default_factory=list)  # relevance.metric_match
     cascade_margin: float = 0.3  # embedding margin above which the LM is not consulted
     lm_weight: float = 0.5  # hybrid: weight of the LM's z-scored log-prob
     lm_temperature: float = 1.0

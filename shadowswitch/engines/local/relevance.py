@@ -3,7 +3,8 @@
 A tool is wrong when nothing offered matches the request (its similarity is not well above
 that of the best unrelated reference tool, reference.py) or when the best match cannot be
 called from what the user said (its required values are not in the text): an agent then
-answers or asks instead of inventing arguments. The weights are fitted on
+answers or asks instead of inventing arguments. A learned weighting of the encoder's dimensions
+(`metric_match`) refines the similarity itself. The weights are fitted on
 development data by `calibrate`, in the units of cosine similarity so that the no-tool
 candidate competes with the tools under one softmax.
 """
@@ -11,6 +12,8 @@ candidate competes with the tools under one softmax.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+
+import torch
 
 from .argscore import GROUPS
 
@@ -59,8 +62,22 @@ def cutoffs_of(weights: Mapping[str, float]) -> dict[str, float]:
 
 
 def no_tool_level(
-    coverage: Coverage, weights: Mapping[str, float], reference: float = 0.0, margin: float = 0.0
+    coverage: Coverage,
+    weights: Mapping[str, float],
+    reference: float = 0.0,
+    margin: float = 0.0,
+    match: float = 0.0,
 ) -> float:
-    """The no-tool candidate's score, in units of cosine similarity."""
+    """The no-tool candidate's score, in units of cosine similarity; `match` is `metric_match`."""
     features = no_tool_features(coverage, cutoffs_of(weights), reference, margin)
-    return sum(weights.get(k, 0.0) * v for k, v in features.items())
+    return sum(weights.get(k, 0.0) * v for k, v in features.items()) + match
+
+
+def metric_match(query: torch.Tensor, tool: torch.Tensor, metric: Sequence[float]) -> float:
+    """The learned part of the level: a weighted dot product of the request's and the top tool's
+    unit vectors. Cosine weighs every dimension of the encoder alike; the weights, fitted on
+    development data, say which dimensions tell "this tool is meant" (its topic, its action)
+    from a passing resemblance. 0.0 without fitted weights."""
+    if not metric:
+        return 0.0
+    return float((query.float() * tool.float()) @ torch.tensor(metric))
