@@ -143,6 +143,23 @@ def test_reference_tools_leave_out_near_copies_of_an_offered_tool(engine: Any, t
     assert torch.equal(again.vectors, refs.vectors)
 
 
+@pytest.mark.slow
+def test_reference_vectors_are_cached_per_encoder_dtype(engine: Any, tmp_path: Any) -> None:
+    """Vectors embedded in bfloat16 differ from float32 ones: a start in the other dtype embeds
+    the references again rather than reading the first one's."""
+    import copy
+
+    from shadowswitch.engines.local.reference import ReferenceTools, write_texts
+
+    encoder = engine.engine.encoder
+    write_texts(["get weather: Current weather for a city"], tmp_path / "reference.json")
+    ReferenceTools.load(encoder, tmp_path / "cache", tmp_path / "reference.json")
+    other = copy.copy(encoder)
+    other.model = copy.deepcopy(encoder.model).to(torch.bfloat16)
+    ReferenceTools.load(other, tmp_path / "cache", tmp_path / "reference.json")
+    assert len(list((tmp_path / "cache" / "reference").glob("*.pt"))) == 2
+
+
 def test_a_parallel_case_is_one_tool_use_per_called_tool_with_each_of_its_calls() -> None:
     """Calibration reads every call of a parallel case: one use of each tool, right when the
     filled call matches any of that tool's calls."""

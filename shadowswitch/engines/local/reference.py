@@ -37,7 +37,9 @@ class ReferenceTools:
         texts = read_texts(path)
         if not texts:
             return cls(torch.zeros(0, encoder.model.config.hidden_size))
-        digest = hashlib.sha256(json.dumps([encoder.model.config.name_or_path, texts]).encode()).hexdigest()
+        # The dtype too: vectors embedded in bfloat16 differ a little from float32 ones.
+        key = [encoder.model.config.name_or_path, str(encoder.model.dtype), texts]
+        digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()
         cached = cache_dir / "reference" / f"{digest[:20]}.pt"
         if cached.exists():
             return cls(torch.load(cached))
