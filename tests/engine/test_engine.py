@@ -76,6 +76,20 @@ async def test_each_value_goes_where_it_fits_best_overall(engine: Any) -> None:
     assert choice.arguments == {"project_name": "bandana", "project_version": "5"}
 
 
+@pytest.mark.parametrize("text", [
+    "Convert 500 Euros to Japanese Yen, please.",
+    "What do I get for 500 when I change from euros to yen?",
+])  # fmt: skip
+async def test_a_named_currency_is_passed_as_its_code(engine: Any, text: str) -> None:
+    convert = tool("convert_currency", "Convert an amount between currencies", {
+        "amount": {"type": "number", "description": "The amount to convert."},
+        "from_currency": {"type": "string", "description": "The currency to convert from."},
+        "to_currency": {"type": "string", "description": "The currency to convert to."}},
+        ["amount", "from_currency", "to_currency"])  # fmt: skip
+    choice = await engine.decide({**ask(text, [convert]), "tool_choice": "required"}, POLICY)
+    assert choice.arguments == {"amount": 500, "from_currency": "EUR", "to_currency": "JPY"}
+
+
 async def test_small_talk_is_no_tool(engine: Any) -> None:
     choice = await engine.decide(ask("Tell me a joke about penguins", TOOLS), POLICY)
     assert choice.kind == "no_tool" and choice.fill_generative and choice.name is None

@@ -123,3 +123,9 @@ def test_a_sentence_opening_after_a_quote_mark_is_no_name() -> None:
     assert "Can" not in found('"Can you plan my trip to New York?', "name")
     assert "Could" not in found('He asked: "Could you call Anna?"', "name")
     assert "Anna" in found('He asked: "Could you call Anna?"', "name")
+
+
+def test_a_currency_named_in_the_text_offers_its_iso_code() -> None:
+    assert found("Convert 500 Euros to Japanese Yen", "currency") == ["EUR", "JPY"]
+    assert found("how many US dollars is 3000 British Pounds?", "currency") == ["USD", "GBP"]
+    assert found("a krone, a yenta and a European trip", "currency") == []

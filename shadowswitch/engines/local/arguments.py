@@ -125,6 +125,8 @@ class ArgumentFiller:
         pairs = []
         for p in params:
             typed = [(s, v) for s in spans if (v := convert(p, s)) is not None and not names_param(p, s)]
+            if any(s.kind == "currency" for s, _ in typed):  # a named currency is the value, as a code
+                typed = [(s, v) for s, v in typed if s.kind == "currency"]
             cheap = [(s, v, linear(features(p, s, index, 0.0, (p.name, s.start) in orders),
                                    self.cal.value_weights)) for s, v in typed]  # fmt: skip
             pairs += [(p, s, v) for s, v, _ in sorted(cheap, key=lambda x: -x[2])[:SHORTLIST]]
@@ -214,6 +216,8 @@ def _put(args: dict[str, Any], p: Param, value: Any) -> None:
 def convert(p: Param, span: Span) -> Any:
     """The span's value in the parameter's type, or None when it cannot be one."""
     value = span.value
+    if span.kind == "currency" and "currency" not in p.name_words | p.desc_words:
+        return None
     if p.kind == "string":
         value = span.text if isinstance(value, int | float) else value
         if not isinstance(value, str):

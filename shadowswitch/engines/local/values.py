@@ -67,7 +67,7 @@ def extract(text: str) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
     found_dates = dates(text)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
-    spans = numbers(text) + found_dates + quoted(text) + words + clauses(text)
+    spans = numbers(text) + found_dates + quoted(text) + words + clauses(text) + currencies(text)
     return _dedupe(spans)
 
 
@@ -235,6 +235,47 @@ def clauses(text: str) -> list[Span]:
             start = text.index(chunk, m.start())
             out.append(Span(chunk, chunk, "clause", start, start + len(chunk)))
     return out
+
+
+# The most traded currencies (ISO 4217) as people write them: APIs want the code, users say
+# "Japanese yen" or "euros". Offered only to parameters about a currency (arguments.convert).
+CURRENCIES = {
+    "USD": ("US dollar", "U.S. dollar", "United States dollar", "American dollar", "dollar", "buck"),
+    "EUR": ("euro",),
+    "GBP": ("British pound", "pound sterling", "pound", "sterling", "quid"),
+    "JPY": ("Japanese yen", "yen"),
+    "CNY": ("Chinese yuan", "yuan", "renminbi", "RMB"),
+    "INR": ("Indian rupee", "rupee"),
+    "CAD": ("Canadian dollar",),
+    "AUD": ("Australian dollar",),
+    "NZD": ("New Zealand dollar",),
+    "CHF": ("Swiss franc", "franc"),
+    "HKD": ("Hong Kong dollar",),
+    "SGD": ("Singapore dollar",),
+    "SEK": ("Swedish krona", "Swedish kronor"),
+    "NOK": ("Norwegian krone", "Norwegian kroner"),
+    "DKK": ("Danish krone", "Danish kroner"),
+    "KRW": ("South Korean won", "Korean won"),
+    "MXN": ("Mexican peso",),
+    "BRL": ("Brazilian real", "Brazilian reais"),
+    "RUB": ("Russian ruble", "Russian rouble", "ruble", "rouble"),
+    "ZAR": ("South African rand", "rand"),
+    "TRY": ("Turkish lira",),
+    "BTC": ("bitcoin",),
+}
+_CURRENCY_NAMES = {name.lower(): code for code, names in CURRENCIES.items() for name in names}
+CURRENCY_RE = re.compile(
+    r"(?<![\w.])(" + "|".join(re.escape(n) for n in sorted(_CURRENCY_NAMES, key=len, reverse=True))
+    + r")(?:e?s)?(?![\w])",
+    re.IGNORECASE,
+)  # fmt: skip
+
+
+def currencies(text: str) -> list[Span]:
+    """Currencies named in the text, each offering its ISO code ("euros" → EUR). Not "$": it is
+    part of the amount's span ("$100"), and one span fills one parameter."""
+    return [Span(m.group(0), _CURRENCY_NAMES[m.group(1).lower()], "currency", *m.span())
+            for m in CURRENCY_RE.finditer(text)]  # fmt: skip
 
 
 def _dedupe(spans: list[Span]) -> list[Span]:
