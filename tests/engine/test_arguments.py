@@ -8,7 +8,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shadowswitch.engines.local.argscore import labelled, names_param, year
+from shadowswitch.engines.local.argscore import TextIndex, direction, labelled, names_param, year
 from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, compared_text
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of
@@ -186,3 +186,15 @@ def test_values_are_assigned_jointly_not_best_pair_first() -> None:
     pairs = [Pair(p, s, s.value, scores[p.name, s]) for p in (name, version) for s in (bandana, five)]
     # best pair first would give name "5" (5.0), leaving version "bandana" (0.0)
     assert FILLER._joint([name, version], pairs) == {"name": "bandana", "version": "5"}
+
+
+def test_an_amount_s_currency_is_the_source_and_in_a_currency_the_target() -> None:
+    params = params_of(
+        {"properties": {"from_currency": {"type": "string"}, "to_currency": {"type": "string"}}}
+    )
+    text = "I have 5000 US dollars. How much is that in yen?"
+    spans = {s.value: s for s in extract(text) if s.kind == "currency"}
+    index = TextIndex.of(text)
+    source, target = params
+    assert direction(source, spans["USD"], index) == 1.0 and direction(target, spans["USD"], index) == -1.0
+    assert direction(target, spans["JPY"], index) == 1.0 and direction(source, spans["JPY"], index) == -1.0

@@ -79,6 +79,7 @@ async def test_each_value_goes_where_it_fits_best_overall(engine: Any) -> None:
 @pytest.mark.parametrize("text", [
     "Convert 500 Euros to Japanese Yen, please.",
     "What do I get for 500 when I change from euros to yen?",
+    "I have 500 euros. How much is that in yen?",
 ])  # fmt: skip
 async def test_a_named_currency_is_passed_as_its_code(engine: Any, text: str) -> None:
     convert = tool("convert_currency", "Convert an amount between currencies", {

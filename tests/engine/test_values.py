@@ -129,3 +129,4 @@ def test_a_currency_named_in_the_text_offers_its_iso_code() -> None:
     assert found("Convert 500 Euros to Japanese Yen", "currency") == ["EUR", "JPY"]
     assert found("how many US dollars is 3000 British Pounds?", "currency") == ["USD", "GBP"]
     assert found("a krone, a yenta and a European trip", "currency") == []
+    assert found("convert 1000 USD into EUR, or try CHF", "currency") == ["USD", "EUR", "CHF"]

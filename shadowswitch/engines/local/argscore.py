@@ -163,6 +163,8 @@ def direction(param: Param, span: Span, index: TextIndex) -> float:
     lo, _ = index.word_range(span)
     before = index.stems[lo - 1] if lo > 0 else ""
     said = "source" if before == "from" else "target" if before in ("to", "into") else None
+    if span.kind == "currency" and said is None:  # "5000 US dollars … how much in yen"
+        said = "source" if before.isdigit() else "target" if before == "in" else None
     return 0.0 if said is None else (1.0 if said == param.role else -1.0)
 
 

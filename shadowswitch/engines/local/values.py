@@ -67,7 +67,7 @@ def extract(text: str) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
     found_dates = dates(text)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
-    spans = numbers(text) + found_dates + quoted(text) + words + clauses(text) + currencies(text)
+    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + clauses(text)
     return _dedupe(spans)
 
 
@@ -271,11 +271,18 @@ CURRENCY_RE = re.compile(
 )  # fmt: skip
 
 
+CURRENCY_CODE_RE = re.compile(r"\b(" + "|".join(CURRENCIES) + r")\b")  # as written: not "try"
+
+
 def currencies(text: str) -> list[Span]:
-    """Currencies named in the text, each offering its ISO code ("euros" → EUR). Not "$": it is
-    part of the amount's span ("$100"), and one span fills one parameter."""
-    return [Span(m.group(0), _CURRENCY_NAMES[m.group(1).lower()], "currency", *m.span())
-            for m in CURRENCY_RE.finditer(text)]  # fmt: skip
+    """Currencies named in the text, each offering its ISO code ("euros" → EUR), and codes
+    written as such. Not "$": it is part of the amount's span ("$100"), and one span fills one
+    parameter."""
+    named = [Span(m.group(0), _CURRENCY_NAMES[m.group(1).lower()], "currency", *m.span())
+             for m in CURRENCY_RE.finditer(text)]  # fmt: skip
+    return named + [
+        Span(m.group(0), m.group(0), "currency", *m.span()) for m in CURRENCY_CODE_RE.finditer(text)
+    ]
 
 
 def _dedupe(spans: list[Span]) -> list[Span]:
