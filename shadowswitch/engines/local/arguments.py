@@ -127,8 +127,7 @@ class ArgumentFiller:
             typed = [(s, v) for s in spans if (v := convert(p, s)) is not None and not names_param(p, s)]
             if any(s.kind == "currency" for s, _ in typed):  # a named currency is the value, as a code
                 typed = [(s, v) for s, v in typed if s.kind == "currency"]
-            cheap = [(s, v, linear(features(p, s, index, 0.0, (p.name, s.start) in orders),
-                                   self.cal.value_weights)) for s, v in typed]  # fmt: skip
+            cheap = [(s, v, self._scored(p, s, index, 0.0, orders)[0]) for s, v in typed]
             pairs += [(p, s, v) for s, v, _ in sorted(cheap, key=lambda x: -x[2])[:SHORTLIST]]
         if not pairs:
             return []
@@ -137,12 +136,16 @@ class ArgumentFiller:
         sims = self.similarity([p.text for p in params], texts)
         row = {p.name: i for i, p in enumerate(params)}
         col = {t: j for j, t in enumerate(texts)}
-        out = []
-        for p, s, v in pairs:
-            sim = sims[row[p.name]][col[compared[s]]]
-            feats = features(p, s, index, sim, (p.name, s.start) in orders)
-            out.append(Pair(p, s, v, linear(feats, self.cal.value_weights), feats))
-        return out
+        scored = [(p, s, v, self._scored(p, s, index, sims[row[p.name]][col[compared[s]]], orders))
+                  for p, s, v in pairs]  # fmt: skip
+        return [Pair(p, s, v, score, feats) for p, s, v, (score, feats) in scored]
+
+    def _scored(
+        self, p: Param, s: Span, index: TextIndex, sim: float, orders: set[tuple[str, int]]
+    ) -> tuple[float, dict[str, float]]:
+        """The pair's score and the features it is made of (calibration fits on the latter)."""
+        feats = features(p, s, index, sim, (p.name, s.start) in orders)
+        return linear(feats, self.cal.value_weights), feats
 
     def _enum(self, p: Param, index: TextIndex, spans: list[Span]) -> Any:
         """A value the text names; else the one closest in meaning to a short phrase of it."""
