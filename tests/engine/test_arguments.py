@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from shadowswitch.engines.local.argscore import TextIndex, direction, labelled, names_param, year
 from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, compared_text
 from shadowswitch.engines.local.calibration import load_calibration
-from shadowswitch.engines.local.params import params_of
+from shadowswitch.engines.local.params import params_of, stem
 from shadowswitch.engines.local.schema import minimal_instance, normalise
 from shadowswitch.engines.local.values import Span, extract
 
@@ -140,6 +140,19 @@ def test_flags_follow_what_the_user_says() -> None:
     assert FILLER.fill(schema, "A flat in Austin, I don't care about a garage") == {}
     assert FILLER.fill(schema, "What tax do I pay on $250?") == {}
     assert FILLER.fill(schema, "Find a barber that shouldn't be unisex") == {"is_unisex": False}
+
+
+def test_a_word_and_its_plural_meet() -> None:
+    for plural, singular in [("names", "name"), ("dates", "date"), ("cities", "city"), ("boxes", "box"),
+                             ("classes", "class"), ("cases", "case")]:  # fmt: skip
+        assert stem(plural) == stem(singular), plural
+    assert stem("status") == "status" and stem("analysis") == "analysis"
+    flag = {
+        "type": "object",
+        "properties": {"useShortName": {"type": "boolean"}},
+        "required": ["useShortName"],
+    }
+    assert FILLER.fill(flag, "Complete the table name; I prefer short names") == {"useShortName": True}
 
 
 def test_a_date_parameter_gets_the_format_its_description_names() -> None:

@@ -33,12 +33,21 @@ class Param:
         return f"{humanise(self.name)}: {self.description}"[:300]
 
 
+SIBILANTS = ("ss", "sh", "ch", "x", "z")  # "-es" is a plural ending only after these
+
+
 def stem(word: str) -> str:
+    """The singular of a plural, so that a word and its plural meet: "names" → "name" (not
+    "nam", which "name" never gives), "cities" → "city", "boxes" → "box". Words of three
+    letters or fewer stay as they are ("has", "gas")."""
     word = word.lower()
-    for suffix in ("ies", "es", "s"):
-        if len(word) > 4 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("es") and word[:-2].endswith(SIBILANTS):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
 
 
 def keywords(text: str, limit: int = 12) -> frozenset[str]:
