@@ -44,6 +44,13 @@ def test_lists() -> None:
     assert not list_spans("a 'x' here, then later 'y' there")
 
 
+def test_a_run_of_numbers_keeps_its_last_item_and_its_thousands() -> None:
+    """The first list that fits a parameter fills it: it must not stop before "and 12"."""
+    assert list_spans("sort 34, 2, 56, 7, 9, and 12.")[0].value == [34, 2, 56, 7, 9, 12]
+    assert list_spans("the mean of 5, 10 or 2.5?")[0].value == [5, 10, 2.5]
+    assert list_spans("prices 1,000, 2,500, and 3,000")[0].value == [1000, 2500, 3000]
+
+
 def test_render_keeps_types_for_whole_placeholders() -> None:
     template = {"action": "lookup", "input": {"id": "{order_id}", "n": "{n}", "msg": "id {n}"}}
     assert render(template, {"order_id": "AB123456", "n": 3}) == {

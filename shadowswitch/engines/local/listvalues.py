@@ -8,7 +8,10 @@ from typing import Any
 
 from .values import Span, identifiers, numbers, quoted
 
-NUMBER_RUN = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+")
+NUM = r"-?\d+(?:\.\d+)?"
+# "34, 2, 56, 7, 9, and 12": the last item after "and"/"or" belongs to the run too.
+NUMBER_RUN = re.compile(rf"(?<![\w.]){NUM}(?:\s*,\s*{NUM})+(?:,?\s+(?:and|or)\s+{NUM}(?!\w|\.\d))?")
+RUN_SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 BRACKETED = re.compile(r"[\[(]([^\[\]()]{1,200})[\])]")
 ENUMERATION = re.compile(
     r"(?:[\w'\-]+(?: [\w'\-]+){0,3}, )+[\w'\-]+(?: [\w'\-]+){0,3},? (?:and|or) [\w'\-]+(?: [\w'\-]+){0,3}"
@@ -25,9 +28,9 @@ def list_spans(text: str) -> list[Span]:
         if len(items) >= 2:
             out.append(Span(m.group(0), [_typed(i) for i in items], "list", m.start(), m.end()))
     for m in NUMBER_RUN.finditer(text):  # "46.60,1.88": numbers joined by commas
-        thousands = re.fullmatch(r"\d{1,3}(?:,\d{3})+", m.group(0))
+        thousands = re.search(r"\d,\d{3}(?!\d)", m.group(0))  # "1,000", not a list of 1 and 0
         if not thousands and not any(o.start <= m.start() and m.end() <= o.end for o in out):
-            values = [float(x) if "." in x else int(x) for x in re.split(r"\s*,\s*", m.group(0))]
+            values = [float(x) if "." in x else int(x) for x in RUN_SEPARATOR.split(m.group(0))]
             out.append(Span(m.group(0), values, "list", m.start(), m.end()))
     nums = {s.start: s for s in numbers(text) if s.kind == "number"}
     if len(nums) >= 2:  # "the sum of 133 and 34": every number, in order
