@@ -8,8 +8,16 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shadowswitch.engines.local.argscore import TextIndex, direction, labelled, names_param, year
-from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, compared_text
+from shadowswitch.engines.local.argscore import (
+    TextIndex,
+    direction,
+    example_shapes,
+    labelled,
+    names_param,
+    shape,
+    year,
+)
+from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, compared_text, wrapping
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of, stem
 from shadowswitch.engines.local.schema import minimal_instance, normalise
@@ -153,6 +161,26 @@ def test_a_word_and_its_plural_meet() -> None:
         "required": ["useShortName"],
     }
     assert FILLER.fill(flag, "Complete the table name; I prefer short names") == {"useShortName": True}
+
+
+def test_a_value_written_like_the_descriptions_example_is_preferred() -> None:
+    assert shape("San Diego, CA") == shape("New York, NY") == "Aa, A"
+    assert shape("2023-03-02") == "9-9-9" and shape("2023-03") == "9-9"
+    assert example_shapes("Date, in the format 'YYYY-MM-DD'") == {"9-9-9"}
+    description = (
+        "The city where the event is searched for, in the format of 'City, State' (e.g., 'San Francisco, CA')"
+    )
+    city = {"type": "object", "required": ["city"],
+            "properties": {"city": {"type": "string", "description": description}}}  # fmt: skip
+    text = "Find any Music events happening in San Diego, CA on 05/05/2023?"
+    assert FILLER.fill(city, text) == {"city": "San Diego, CA"}
+
+
+def test_a_sentence_around_a_specific_value_is_marked_as_wrapping_it() -> None:
+    spans = extract("Where is this IP? It's 10.0.0.7, and it keeps showing up.")
+    wrappers = {s.text for s in wrapping(spans)}
+    assert "It's 10.0.0.7, and it keeps showing up." in wrappers
+    assert "10.0.0.7" not in wrappers and "keeps showing" not in wrappers
 
 
 def test_a_date_parameter_gets_the_format_its_description_names() -> None:

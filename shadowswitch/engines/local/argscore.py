@@ -66,8 +66,9 @@ def group(param: Param) -> str:
 
 
 def features(
-    param: Param, span: Span, index: TextIndex, similarity: float, order_match: bool
+    param: Param, span: Span, index: TextIndex, similarity: float, order_match: bool, wraps: bool = False
 ) -> dict[str, float]:
+    """`wraps`: the span holds a more specific value (arguments.wrapping)."""
     name_before, name_after = index.nearness(param.name_words, span)
     desc_before, desc_after = index.nearness(param.desc_words - param.name_words, span)
     desc = str(param.schema.get("description") or "").lower()
@@ -88,7 +89,47 @@ def features(
         "year": year(param, span),
         "bound": bound(param, span, index.text),
         "labelled": labelled(param, span, index.text),
+        "shape": shape_match(param, span),
+        "wraps_value": float(wraps and not _wants_text(param)),
     }
+
+
+def shape(text: str) -> str:
+    """How a value is written, without what it says: "San Diego, CA" and "Seattle, WA" are both
+    "Aa, A"; "2023-03-02" is "9-9-9". Capitalised words in a row count as one."""
+    out = SHAPE_RUN.sub(lambda m: SHAPE_OF[m.lastgroup or ""], text)
+    return re.sub(r"W(?: W)*", "Aa", out)
+
+
+SHAPE_RUN = re.compile(r"(?P<W>[A-Z][a-z]+)|(?P<U>[A-Z]+)|(?P<L>[a-z]+)|(?P<D>\d+)")
+SHAPE_OF = {"W": "W", "U": "A", "L": "a", "D": "9"}  # a capitalised word, capitals, lower, digits
+
+
+QUOTED_EXAMPLE = re.compile(r"'([^']{1,40})'|\"([^\"]{1,40})\"")
+DATE_PATTERN = re.compile(r"\b[YMDHhmsS]+(?:[-/.: T][YMDHhmsS]+)+\b")  # YYYY-MM-DD, HH:MM
+
+
+@functools.lru_cache(maxsize=1024)
+def example_shapes(description: str) -> frozenset[str]:
+    """The shapes of the examples a description quotes ('New York, NY') and of the date formats
+    it names (YYYY-MM-DD)."""
+    # A date format, quoted or not ("first day, YYYY-MM-DD"), stands for digits.
+    formats = [m.group(0) for m in DATE_PATTERN.finditer(description)]
+    quoted = [m.group(1) or m.group(2) for m in QUOTED_EXAMPLE.finditer(description)]
+    return frozenset(shape(DATE_PATTERN.sub(_digits, example)) for example in quoted + formats)
+
+
+def _digits(m: re.Match[str]) -> str:
+    return re.sub(r"[YMDHhmsS]+", "9", m.group(0))
+
+
+def shape_match(param: Param, span: Span) -> float:
+    """1.0 when the value is written like an example the description quotes: 'City, State' such
+    as 'New York, NY' wants "San Diego, CA" rather than "San Diego"."""
+    if param.kind != "string":
+        return 0.0
+    value = span.value if isinstance(span.value, str) else span.text
+    return float(shape(value) in example_shapes(param.description))
 
 
 def names_param(param: Param, span: Span) -> bool:

@@ -9,7 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .argscore import TextIndex, features, group, indifferent, linear, mentioned, names_param, negated
+from .argscore import (
+    TextIndex,
+    features,
+    group,
+    indifferent,
+    linear,
+    mentioned,
+    names_param,
+    negated,
+)
 from .calibration import Calibration
 from .dates import asked_format, in_format
 from .listvalues import list_spans
@@ -122,12 +131,13 @@ class ArgumentFiller:
     def _pairs(self, params: list[Param], spans: list[Span], index: TextIndex) -> list[Pair]:
         """Scored pairs; only each parameter's best few (cheap features) reach the encoder."""
         orders = _order_matches(params, spans)
+        wrappers = wrapping(spans)
         pairs = []
         for p in params:
             typed = [(s, v) for s in spans if (v := convert(p, s)) is not None and not names_param(p, s)]
             if any(s.kind == "currency" for s, _ in typed):  # a named currency is the value, as a code
                 typed = [(s, v) for s, v in typed if s.kind == "currency"]
-            cheap = [(s, v, self._scored(p, s, index, 0.0, orders)[0]) for s, v in typed]
+            cheap = [(s, v, self._scored(p, s, index, 0.0, orders, wrappers)[0]) for s, v in typed]
             pairs += [(p, s, v) for s, v, _ in sorted(cheap, key=lambda x: -x[2])[:SHORTLIST]]
         if not pairs:
             return []
@@ -136,15 +146,21 @@ class ArgumentFiller:
         sims = self.similarity([p.text for p in params], texts)
         row = {p.name: i for i, p in enumerate(params)}
         col = {t: j for j, t in enumerate(texts)}
-        scored = [(p, s, v, self._scored(p, s, index, sims[row[p.name]][col[compared[s]]], orders))
+        scored = [(p, s, v, self._scored(p, s, index, sims[row[p.name]][col[compared[s]]], orders, wrappers))
                   for p, s, v in pairs]  # fmt: skip
         return [Pair(p, s, v, score, feats) for p, s, v, (score, feats) in scored]
 
     def _scored(
-        self, p: Param, s: Span, index: TextIndex, sim: float, orders: set[tuple[str, int]]
+        self,
+        p: Param,
+        s: Span,
+        index: TextIndex,
+        sim: float,
+        orders: set[tuple[str, int]],
+        wrappers: set[Span],
     ) -> tuple[float, dict[str, float]]:
         """The pair's score and the features it is made of (calibration fits on the latter)."""
-        feats = features(p, s, index, sim, (p.name, s.start) in orders)
+        feats = features(p, s, index, sim, (p.name, s.start) in orders, s in wrappers)
         return linear(feats, self.cal.value_weights), feats
 
     def _enum(self, p: Param, index: TextIndex, spans: list[Span]) -> Any:
@@ -242,6 +258,19 @@ def _order_matches(params: list[Param], spans: list[Span]) -> set[tuple[str, int
     numeric = [p.name for p in params if p.kind in ("integer", "number")]
     starts = sorted({s.start for s in spans if s.kind == "number"})
     return set(zip(numeric, starts, strict=False))
+
+
+SPECIFIC = ("number", "percent", "date", "quoted", "name", "ident", "currency")
+
+
+def wrapping(spans: list[Span]) -> set[Span]:
+    """Longer spans (phrases, clauses) that hold a specific value inside them: "It's 10.0.0.7, and
+    it keeps showing up" holds the address, which is the value, not the sentence around it."""
+    inner = [s for s in spans if s.kind in SPECIFIC]
+    return {
+        s for s in spans if s.kind not in SPECIFIC
+        and any(s.start <= i.start and i.end <= s.end and (i.start, i.end) != (s.start, s.end) for i in inner)
+    }  # fmt: skip
 
 
 def _overlap(a: Span, b: Span) -> bool:
