@@ -183,6 +183,22 @@ def test_a_sentence_around_a_specific_value_is_marked_as_wrapping_it() -> None:
     assert "10.0.0.7" not in wrappers and "keeps showing" not in wrappers
 
 
+def test_a_city_gets_its_state_only_where_the_parameter_asks_for_one() -> None:
+    wants = "The destination city, in the format of 'City, State' (e.g., 'Berkeley, CA')"
+    bus = {
+        "type": "object",
+        "required": ["to_city"],
+        "properties": {"to_city": {"type": "string", "description": wants}},
+    }
+    weather = {
+        "type": "object",
+        "required": ["city"],
+        "properties": {"city": {"type": "string", "description": "A city"}},
+    }
+    assert FILLER.fill(bus, "Find a one-stop bus to Los Angeles") == {"to_city": "Los Angeles, CA"}
+    assert FILLER.fill(weather, "What's the weather in Los Angeles?") == {"city": "Los Angeles"}
+
+
 def test_a_date_parameter_gets_the_format_its_description_names() -> None:
     schema = {"type": "object", "required": ["date_of_journey"], "properties": {
         "date_of_journey": {"type": "string", "description": "Date of the journey, MM/DD/YYYY"}}}  # fmt: skip

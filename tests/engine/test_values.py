@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shadowswitch.engines.local.listvalues import list_spans
+from shadowswitch.engines.local.places import with_state
 from shadowswitch.engines.local.slots import render
 from shadowswitch.engines.local.values import extract
 
@@ -137,3 +138,11 @@ def test_a_currency_named_in_the_text_offers_its_iso_code() -> None:
     assert found("how many US dollars is 3000 British Pounds?", "currency") == ["USD", "GBP"]
     assert found("a krone, a yenta and a European trip", "currency") == []
     assert found("convert 1000 USD into EUR, or try CHF", "currency") == ["USD", "EUR", "CHF"]
+
+
+def test_a_us_city_offers_its_state() -> None:
+    assert with_state("Los Angeles") == "Los Angeles, CA" and with_state("New York") == "New York, NY"
+    assert with_state("Portland") == "Portland, OR"  # the most populous of the name
+    assert with_state("Paris") is None and with_state("San Diego, CA") is None
+    offered = {s.value for s in extract("A bus from San Francisco to Los Angeles") if s.kind == "place"}
+    assert offered == {"San Francisco, CA", "Los Angeles, CA"}

@@ -11,6 +11,7 @@ from typing import Any
 
 from .argscore import (
     TextIndex,
+    example_shapes,
     features,
     group,
     indifferent,
@@ -237,6 +238,8 @@ def convert(p: Param, span: Span) -> Any:
     value = span.value
     if span.kind == "currency" and "currency" not in p.name_words | p.desc_words:
         return None
+    if span.kind == "place" and not wants_state(p):
+        return None
     if p.kind == "string":
         value = span.text if isinstance(value, int | float) else value
         if not isinstance(value, str):
@@ -251,6 +254,11 @@ def convert(p: Param, span: Span) -> Any:
         return None
     plain = set(p.schema) <= {"type", "description", "title", "default", "examples"}
     return value if plain or is_valid(value, p.schema) else None
+
+
+def wants_state(p: Param) -> bool:
+    """A parameter written "City, State": its description says so or quotes an example."""
+    return {"city", "state"} <= p.name_words | p.desc_words or "Aa, A" in example_shapes(p.description)
 
 
 def _order_matches(params: list[Param], spans: list[Span]) -> set[tuple[str, int]]:

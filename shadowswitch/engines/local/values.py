@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .dates import date_spans
+from .places import with_state
 
 
 def _words(text: str) -> list[str]:
@@ -17,7 +18,7 @@ def _words(text: str) -> list[str]:
 class Span:
     text: str  # surface form in the conversation
     value: Any  # typed value offered to a parameter
-    kind: str  # number | percent | date | quoted | name | ident | phrase | clause | text
+    kind: str  # number | percent | date | quoted | name | ident | phrase | clause | text | currency | place
     start: int
     end: int
 
@@ -67,8 +68,8 @@ def extract(text: str) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
     found_dates = dates(text)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
-    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + clauses(text)
-    return _dedupe(spans)
+    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + places(words)
+    return _dedupe(spans + clauses(text))
 
 
 def _inside(span: Span, outer: list[Span]) -> bool:
@@ -282,6 +283,15 @@ def currencies(text: str) -> list[Span]:
              for m in CURRENCY_RE.finditer(text)]  # fmt: skip
     return named + [
         Span(m.group(0), m.group(0), "currency", *m.span()) for m in CURRENCY_CODE_RE.finditer(text)
+    ]
+
+
+def places(words: list[Span]) -> list[Span]:
+    """A US city the text names, offering "City, ST" ("Los Angeles" → "Los Angeles, CA")."""
+    return [
+        Span(s.text, v, "place", s.start, s.end)
+        for s in words
+        if s.kind == "name" and (v := with_state(s.text))
     ]
 
 
