@@ -199,6 +199,17 @@ def test_a_city_gets_its_state_only_where_the_parameter_asks_for_one() -> None:
     assert FILLER.fill(weather, "What's the weather in Los Angeles?") == {"city": "Los Angeles"}
 
 
+def test_a_flag_written_as_an_enum_is_set_like_a_flag() -> None:
+    flag = {"type": "string", "enum": ["True", "False", "dontcare"], "default": "dontcare"}
+    schema = {"type": "object", "properties": {"has_laundry_service": flag, "is_free": flag}}
+    text = "Find me a house with laundry service, rated 3.9 or more"
+    assert FILLER.fill(schema, text) == {"has_laundry_service": "True"}
+    assert FILLER.fill(schema, "A house, not free, no laundry service") == {
+        "has_laundry_service": "False",
+        "is_free": "False",
+    }
+
+
 def test_a_date_parameter_gets_the_format_its_description_names() -> None:
     schema = {"type": "object", "required": ["date_of_journey"], "properties": {
         "date_of_journey": {"type": "string", "description": "Date of the journey, MM/DD/YYYY"}}}  # fmt: skip

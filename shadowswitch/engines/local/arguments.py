@@ -167,6 +167,8 @@ class ArgumentFiller:
     def _enum(self, p: Param, index: TextIndex, spans: list[Span]) -> Any:
         """A value the text names; else the one closest in meaning to a short phrase of it."""
         options = list(p.schema["enum"])
+        if {"true", "false"} <= {str(o).lower() for o in options}:
+            return _flag_option(p, options, index)
         named = named_option(options, index.text)
         if named is not MISSING:
             return named
@@ -293,6 +295,16 @@ def named_option(options: list[Any], text: str) -> Any:
         if words and all(re.search(rf"\b{re.escape(w)}\b", lowered) for w in words):
             return option
     return MISSING
+
+
+def _flag_option(p: Param, options: list[Any], index: TextIndex) -> Any:
+    """A flag written as an enum ("True", "False", "dontcare"): set as a boolean would be, from
+    the flag's words in the text ("with laundry service" → has_laundry_service "True")."""
+    words = sorted(p.name_words)
+    if mentioned(index, words) and not indifferent(index, words):
+        said = str(not negated(index, p.name_words)).lower()
+        return next(o for o in options if str(o).lower() == said)
+    return _enum_default(p, options)
 
 
 def _enum_default(p: Param, options: list[Any]) -> Any:
