@@ -9,7 +9,7 @@ import torch
 
 from shadowswitch.engines.local.candidates import NO_TOOL_ID
 from shadowswitch.engines.local.conversation import intent_text
-from shadowswitch.engines.local.relevance import metric_match, no_tool_features, no_tool_level
+from shadowswitch.engines.local.relevance import agreement, metric_match, no_tool_features, no_tool_level
 from shadowswitch.policy.models import Policy
 from tests.engine.helpers import TOOLS, ask
 
@@ -112,15 +112,17 @@ def test_calibration_learns_which_dimensions_of_a_match_mean_a_tool() -> None:
     weights, metric, _, balanced = fit_choice((tool_cases + no_tool_cases) * 5)
     assert balanced == 1.0 and metric[0] < 0 < metric[1]
     tool = torch.tensor([0.5, 0.5])
-    meant = metric_match(torch.tensor([0.6, 0.3]), tool, metric)  # agrees where tool cases did
-    passing = metric_match(torch.tensor([0.3, 0.6]), tool, metric)
+    meant = metric_match(agreement(torch.tensor([0.6, 0.3]), tool), metric)  # agrees where tool cases did
+    passing = metric_match(agreement(torch.tensor([0.3, 0.6]), tool), metric)
     assert no_tool_level([], weights, 0.3, 0.0, meant) < 0.45 <= no_tool_level([], weights, 0.3, 0.0, passing)
 
 
 def test_without_a_fitted_metric_the_match_adds_nothing() -> None:
     query, tool = torch.tensor([0.6, 0.8]), torch.tensor([0.8, 0.6])
-    assert metric_match(query, tool, []) == 0.0
-    assert metric_match(query, tool, [1.0, 1.0]) == pytest.approx(float(query @ tool))  # the cosine
+    assert metric_match(agreement(query, tool), []) == 0.0
+    assert metric_match(agreement(query, tool), [1.0, 1.0]) == pytest.approx(
+        float(query @ tool)
+    )  # the cosine
 
 
 @pytest.mark.slow

@@ -33,7 +33,7 @@ from .conversation import last_user_text
 from .engine import Decider, query_text
 from .models import default_cache_dir, load_models
 from .params import params_of
-from .relevance import Coverage, no_tool_features, no_tool_level, top_margin
+from .relevance import Coverage, agreement, metric_match, no_tool_features, no_tool_level, top_margin
 from .values import extract
 
 CALL_SETS = ("live_simple", "live_multiple")
@@ -54,7 +54,7 @@ def choice_rows(
 ) -> list[ChoiceRow]:
     """`own`: per case id, the tool texts of the question it was built from (synthetic no-tool
     cases), left out of the reference tools as the offered ones are: one case out."""
-    rows = []
+    rows: list[ChoiceRow] = []
     for case in cases:
         tools = offered_tools(case.request)
         if not tools:
@@ -64,7 +64,7 @@ def choice_rows(
         sims = decider.chooser.similarities(query, tools)
         top = max(range(len(sims)), key=lambda i: sims[i])
         coverage = decider.filler.coverage(tools[top].parameters, text)
-        product = query.float() * decider.encoder.embed_cached([tools[top].text])[0].float()
+        product = agreement(query, decider.encoder.embed_cached([tools[top].text])[0])
         mine = [t.text for t in tools] + list((own or {}).get(case.id, []))
         reference = decider.reference.best(query, decider.encoder.embed_cached(mine))
         right = -1
@@ -208,7 +208,9 @@ def choice_breakdown(
     for style, several in sorted({_stratum(r) for r in rows}):
         tool_ok, none_ok = [], []
         for sims, cover, right, ref, _, product in (r for r in rows if _stratum(r) == (style, several)):
-            called = max(sims) > no_tool_level(cover, weights, ref, top_margin(sims), _match(product, metric))
+            called = max(sims) > no_tool_level(
+                cover, weights, ref, top_margin(sims), metric_match(product, metric)
+            )
             if right >= 0:
                 tool_ok.append(called and sims.index(max(sims)) == right)
             else:
@@ -222,11 +224,6 @@ def _share(flags: list[bool]) -> float:
     return round(sum(flags) / max(len(flags), 1), 3)
 
 
-def _match(product: torch.Tensor, metric: list[float]) -> float:
-    """relevance.metric_match from the stored product of the two vectors."""
-    return float(product @ torch.tensor(metric)) if metric else 0.0
-
-
 def _temperature(rows: list[ChoiceRow], weights: dict[str, float], metric: list[float]) -> float:
     """Maximum likelihood of the right candidate, over the tools and "answer directly".
 
@@ -234,7 +231,7 @@ def _temperature(rows: list[ChoiceRow], weights: dict[str, float], metric: list[
     stopped at three times the best temperature."""
 
     def level(r: ChoiceRow) -> float:
-        return no_tool_level(r[1], weights, r[3], top_margin(r[0]), _match(r[5], metric))
+        return no_tool_level(r[1], weights, r[3], top_margin(r[0]), metric_match(r[5], metric))
 
     data = [(torch.tensor([*r[0], level(r)]), r[2] if r[2] >= 0 else len(r[0])) for r in rows]
     scores = torch.nn.utils.rnn.pad_sequence([s for s, _ in data], batch_first=True, padding_value=-1e4)

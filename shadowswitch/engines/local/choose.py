@@ -14,7 +14,7 @@ from .candidates import NO_TOOL_ID, Candidate
 from .encoder import Encoder
 from .lm import LanguageModel
 from .prompt import choice_fixed, choice_variable, label
-from .relevance import Coverage, metric_match, no_tool_level, top_margin
+from .relevance import Coverage, agreement, metric_match, no_tool_level, top_margin
 
 CoverageOf = Callable[[dict[str, Any], str], Coverage]  # tool parameters, text → coverage
 ReferenceOf = Callable[[torch.Tensor, torch.Tensor], float]  # query, offered tools → similarity
@@ -83,7 +83,9 @@ class Chooser:
         if self.cal.no_tool_weights.get("reference"):
             reference = self.reference(query, self.encoder.embed_cached([t.text for t in tools]))
         coverage = self.coverage(top.parameters, text)
-        match = metric_match(query, self.encoder.embed_cached([top.text])[0], self.cal.no_tool_metric)
+        match = metric_match(
+            agreement(query, self.encoder.embed_cached([top.text])[0]), self.cal.no_tool_metric
+        )
         return no_tool_level(coverage, self.cal.no_tool_weights, reference, top_margin(sims), match)
 
     def embedding(self, query: torch.Tensor, cands: list[Candidate], text: str) -> Ranking:

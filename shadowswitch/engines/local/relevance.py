@@ -73,11 +73,17 @@ def no_tool_level(
     return sum(weights.get(k, 0.0) * v for k, v in features.items()) + match
 
 
-def metric_match(query: torch.Tensor, tool: torch.Tensor, metric: Sequence[float]) -> float:
-    """The learned part of the level: a weighted dot product of the request's and the top tool's
-    unit vectors. Cosine weighs every dimension of the encoder alike; the weights, fitted on
-    development data, say which dimensions tell "this tool is meant" (its topic, its action)
-    from a passing resemblance. 0.0 without fitted weights."""
+def agreement(query: torch.Tensor, tool: torch.Tensor) -> torch.Tensor:
+    """The elementwise product of the request's and the top tool's unit vectors: their cosine,
+    dimension by dimension (calibration stores it per case)."""
+    return query.float() * tool.float()
+
+
+def metric_match(agreement: torch.Tensor, metric: Sequence[float]) -> float:
+    """The learned part of the level: a weighted sum of the `agreement`. Cosine weighs every
+    dimension of the encoder alike; the weights, fitted on development data, say which
+    dimensions tell "this tool is meant" (its topic, its action) from a passing resemblance.
+    0.0 without fitted weights."""
     if not metric:
         return 0.0
-    return float((query.float() * tool.float()) @ torch.tensor(metric))
+    return float(agreement @ torch.tensor(metric))
