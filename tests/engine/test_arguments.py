@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import jsonschema
@@ -17,7 +18,7 @@ from shadowswitch.engines.local.argscore import (
     shape,
     year,
 )
-from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, compared_text, wrapping
+from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, close_values, compared_text, wrapping
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of, stem
 from shadowswitch.engines.local.schema import minimal_instance, normalise
@@ -266,3 +267,26 @@ def test_an_amount_s_currency_is_the_source_and_in_a_currency_the_target() -> No
     source, target = params
     assert direction(source, spans["USD"], index) == 1.0 and direction(target, spans["USD"], index) == -1.0
     assert direction(target, spans["JPY"], index) == 1.0 and direction(source, spans["JPY"], index) == -1.0
+
+
+def test_only_close_text_values_of_required_parameters_are_reranked() -> None:
+    term, count, place = params_of({"required": ["term", "count"], "properties": {
+        "term": {"type": "string"}, "place": {"type": "string"}, "count": {"type": "integer"}}})  # fmt: skip
+    lit, urban = Span("lit", "lit", "quoted", 0, 3), Span("Urban", "Urban", "name", 9, 14)
+    two = Span("2", 2, "number", 20, 21)
+    pairs = [Pair(term, urban, "Urban", 3.9), Pair(term, lit, "lit", 3.1), Pair(place, lit, "lit", 3.0),
+             Pair(place, urban, "Urban", 2.9), Pair(count, two, 2, 1.0)]  # fmt: skip
+    assert close_values(pairs, "term", 1.0) == ["Urban", "lit"]
+    assert close_values(pairs, "term", 0.5) == []  # the runner-up is 0.8 behind
+    asked: list[tuple[str, list[Any]]] = []
+
+    def rerank(param: str, values: list[Any]) -> list[float]:
+        asked.append((param, values))
+        return [-3.0 if v == "Urban" else -1.0 for v in values]
+
+    cal = replace(load_calibration(), value_lm_margin=1.0, value_lm_weight=0.5)
+    filler = ArgumentFiller(no_similarity, cal)
+    scores = {(x.param.name, x.value): x.score for x in filler._reranked([term, place, count], pairs, rerank)}
+    assert asked == [("term", ["Urban", "lit"])]  # not the optional place, not the number
+    assert scores["term", "lit"] == 3.1 - 0.5 and scores["term", "Urban"] == 3.9 - 1.5
+    assert scores["place", "lit"] == 3.0

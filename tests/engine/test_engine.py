@@ -202,3 +202,29 @@ def test_every_call_validates_with_the_model(engine: Any, schema: dict[str, Any]
         jsonschema.validate(choice.arguments, schema)
     else:  # the decoder ran out of budget on a deep pattern: refuse, never serve invalid
         assert choice.abstain_reason.startswith("invalid_arguments")
+
+
+async def test_the_hybrid_scorer_asks_the_lm_about_close_text_values(engine: Any, monkeypatch: Any) -> None:
+    term = {"term": {"type": "string", "description": "The slang word to look up"}}
+    slang = tool("define_slang", "Look up what a slang word means", term, ["term"])
+    text = 'My students keep saying "rizz". What does "rizz" mean according to Merriam Webster?'
+    request = {**ask(text, [slang]), "tool_choice": "required"}
+    asked: list[tuple[str, list[Any], list[float]]] = []
+    real = engine.engine.rerank
+
+    def spy(tool: Any, text: str, param: str, values: list[Any]) -> list[float]:
+        scores = real(tool, text, param, values)
+        asked.append((param, values, scores))
+        return scores
+
+    monkeypatch.setattr(engine.engine, "rerank", spy)
+    fast = await engine.decide(request, POLICY.model_copy(update={"engine": POLICY.engine.model_copy(
+        update={"scorer": "embedding"})}))  # fmt: skip
+    assert asked == []  # the encoder-only scorer never waits for the LM
+    both = await engine.decide(request, POLICY)  # hybrid
+    assert [(param, set(values) >= {"rizz", "Merriam Webster"}) for param, values, _ in asked] == [
+        ("term", True)
+    ]
+    assert all(-100 < s < 0 for s in asked[0][2])  # log-probabilities of each value, summed
+    for choice in (fast, both):
+        jsonschema.validate(choice.arguments, slang["function"]["parameters"])

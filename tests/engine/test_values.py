@@ -22,6 +22,12 @@ def test_numbers_keep_their_scale() -> None:
     assert -4 in found("the value is -4")
 
 
+def test_a_small_m_is_metres_unless_it_is_money() -> None:
+    assert 1.75 in found("she is 1.75m tall") and 1_750_000 not in found("she is 1.75m tall")
+    assert 5 in found("a wire 5m long")
+    assert 1_500_000 in found("raise $1.5m") and 2_500_000 in found("2.5M downloads")
+
+
 def test_dates_in_iso_and_as_written() -> None:
     values = found("on April 25th 2023 please", "date")
     assert "2023-04-25" in values and "April 25th 2023" in values

@@ -22,6 +22,8 @@ class Calibration:
     lm_temperature: float = 1.0
     optional_threshold: float = 0.0  # an optional parameter is filled above this score
     value_weights: dict[str, float] = field(default_factory=dict)
+    value_lm_margin: float = 0.0  # a text value's runner-up within this score: the LM is asked
+    value_lm_weight: float = 0.0  # weight of its log-probability then; 0.0: never asked
     note: str = ""
 
 

@@ -100,9 +100,10 @@ def numbers(text: str) -> list[Span]:
 
 
 def _money_or_thousands(m: re.Match[str]) -> bool:
-    """A letter scale counts after a currency sign, or as `k` ("5k"), or on a decimal ("2.5M")."""
+    """A letter scale counts after a currency sign, or as `k` ("5k"), or on a decimal ("2.5M");
+    but a small `m` on a decimal is metres ("1.75m tall"), unless after a currency sign."""
     money = m.group(0)[:1] in "$€£¥"
-    return money or m["suf"] in ("k", "K") or bool(m["frac"])
+    return money or m["suf"] in ("k", "K") or (bool(m["frac"]) and m["suf"] != "m")
 
 
 def _num(value: float) -> int | float:
