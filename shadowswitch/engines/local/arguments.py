@@ -143,17 +143,12 @@ class ArgumentFiller:
         value in the call, is added to their scores (`value_lm_weight`). On development data it
         told "lit" from "Urban Dictionary" and a quoted address from the clause naming it; on
         numbers it did worse than the features, so they are left alone."""
-        out = list(pairs)
-        for p in params:
-            if not p.required or p.kind != "string":
-                continue
-            top = close_values(out, p.name, self.cal.value_lm_margin)
-            if len(top) < 2:
-                continue
-            for value, lm in zip(top, rerank(p.name, top), strict=True):
-                out = [replace(x, score=x.score + self.cal.value_lm_weight * lm)
-                       if x.param.name == p.name and x.value == value else x for x in out]  # fmt: skip
-        return out
+        bonus: dict[tuple[str, Any], float] = {}
+        for p in (p for p in params if p.required and p.kind == "string"):
+            top = close_values(pairs, p.name, self.cal.value_lm_margin)
+            for value, lm in zip(top, rerank(p.name, top) if top else [], strict=True):
+                bonus[p.name, value] = self.cal.value_lm_weight * lm
+        return [replace(x, score=x.score + bonus.get((x.param.name, x.value), 0.0)) for x in pairs]
 
     def _threshold(self, p: Param) -> float:
         """The score of leaving an optional parameter out, fitted per kind of parameter."""
