@@ -15,10 +15,18 @@ from shadowswitch.engines.local.argscore import (
     example_shapes,
     labelled,
     names_param,
+    same_word,
     shape,
     year,
 )
-from shadowswitch.engines.local.arguments import ArgumentFiller, Pair, close_values, compared_text, wrapping
+from shadowswitch.engines.local.arguments import (
+    ArgumentFiller,
+    Pair,
+    close_values,
+    compared_text,
+    unlabelled,
+    wrapping,
+)
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.params import params_of, stem
 from shadowswitch.engines.local.schema import minimal_instance, normalise
@@ -149,6 +157,35 @@ def test_flags_follow_what_the_user_says() -> None:
     assert FILLER.fill(schema, "A flat in Austin, I don't care about a garage") == {}
     assert FILLER.fill(schema, "What tax do I pay on $250?") == {}
     assert FILLER.fill(schema, "Find a barber that shouldn't be unisex") == {"is_unisex": False}
+
+
+def test_a_flag_said_in_another_form_of_its_word_is_set_even_to_its_default() -> None:
+    schema = {"type": "object", "properties": {
+        "standardize": {"type": "boolean"},
+        "detailed": {"type": "boolean", "default": False},
+        "private_visibility": {"type": "boolean", "default": False},
+        "equal_variance": {"type": "boolean", "default": True},
+        "portrait": {"type": "boolean"}}}  # fmt: skip
+    assert FILLER.fill(schema, "Fit it and apply standardization, with details") == {
+        "standardize": True,
+        "detailed": True,
+    }
+    assert FILLER.fill(schema, "Send $50 to Mary privately") == {"private_visibility": True}
+    # Said, so sent, although the default says the same; a prefix alone is not a form: no portrait.
+    assert FILLER.fill(schema, "A t-test assuming equal variance; port 80") == {"equal_variance": True}
+    assert same_word("include", "including") and same_word("smoke", "smoking")
+    assert not same_word("port", "portrait") and not same_word("public", "publish")
+
+
+def test_an_identifier_loses_the_word_that_labels_it() -> None:
+    product = params_of({"properties": {"product_id": {"type": "string"}}})[0]
+    component = params_of({"properties": {"component": {"type": "string", "description": "Its UUID"}}})[0]
+    assert unlabelled(product, "ID SK123") == "SK123" and unlabelled(product, "Id: B1004") == "B1004"
+    assert unlabelled(component, "UUID AB1010CD") == "AB1010CD"
+    assert unlabelled(product, "Room 101") == "Room 101"  # "room" labels no product
+    assert unlabelled(product, "ID card") == "ID card"  # nothing identifier-like follows
+    schema = {"type": "object", "required": ["product_id"], "properties": {"product_id": {"type": "string"}}}
+    assert FILLER.fill(schema, "Is product ID SK123 in stock?") == {"product_id": "SK123"}
 
 
 def test_a_word_and_its_plural_meet() -> None:

@@ -247,9 +247,30 @@ def linear(feats: dict[str, float], weights: dict[str, float]) -> float:
 def negated(index: TextIndex, words: frozenset[str]) -> bool:
     """A keyword of the parameter appears right after a negation ("without tax")."""
     for i, s in enumerate(index.stems):
-        if s in words and any(index.stems[j] in NEGATIONS for j in range(max(0, i - 3), i)):
+        near = range(max(0, i - 3), i)
+        if any(same_word(s, w) for w in words) and any(_negation(index.stems, j) for j in near):
             return True
     return False
+
+
+def _negation(stems: Sequence[str], j: int) -> bool:
+    """A "t" negates only as the end of "don't", "isn't": not in "t-test"."""
+    return stems[j] in NEGATIONS and (stems[j] != "t" or (j > 0 and stems[j - 1].endswith("n")))
+
+
+# Endings that make another form of the same word: "detailed" is about "detail", "standardization"
+# about "standardize". A bare shared prefix would be too loose ("port" is not "portrait").
+FORMS = ("s", "d", "ed", "ing", "ly", "ion", "ation", "al", "ally", "ity", "ness", "ment")
+
+
+def same_word(a: str, b: str) -> bool:
+    """Two stems are one word in another form: equal, or the longer is the shorter (a final "e"
+    dropped) plus one of `FORMS`."""
+    short, long = sorted((a, b), key=len)
+    if short == long:
+        return True
+    roots = (short, short[:-1]) if short.endswith("e") else (short,)
+    return len(short) >= 4 and any(long.startswith(r) and long[len(r) :] in FORMS for r in roots)
 
 
 # Words that only make a flag's name a verb or a noun: include_hidden is about "hidden".
@@ -262,7 +283,7 @@ FLAG_WORDS = frozenset({
 def mentioned(index: TextIndex, words: Sequence[str]) -> bool:
     """Every telling keyword of a flag is in the text ("tax" alone does not mention tax_exempt)."""
     telling = [w for w in words if w not in FLAG_WORDS] or list(words)
-    return bool(telling) and all(w in index.stems for w in telling)
+    return bool(telling) and all(any(same_word(w, s) for s in index.stems) for w in telling)
 
 
 def indifferent(index: TextIndex, words: Sequence[str]) -> bool:

@@ -23,7 +23,7 @@ from .argscore import (
 from .calibration import Calibration
 from .dates import asked_format, in_format
 from .listvalues import list_spans
-from .params import Param, params_of
+from .params import Param, params_of, stem
 from .schema import is_valid, minimal_instance
 from .values import Span, extract
 
@@ -273,6 +273,7 @@ def convert(p: Param, span: Span) -> Any:
             return None
         if span.kind == "date" and ISO_DAY.match(value) and (fmt := asked_format(p.description)):
             value = in_format(value, fmt) or value
+        value = unlabelled(p, value)
     elif p.kind == "integer":
         if not isinstance(value, int | float) or not float(value).is_integer():
             return None
@@ -281,6 +282,18 @@ def convert(p: Param, span: Span) -> Any:
         return None
     plain = set(p.schema) <= {"type", "description", "title", "default", "examples"}
     return value if plain or is_valid(value, p.schema) else None
+
+
+LABEL = re.compile(r"(\w+)[\s:#]+(?=\S*\d)(\S+)$")  # a word, then a token with a digit: "ID SK123"
+
+
+def unlabelled(p: Param, value: str) -> str:
+    """An identifier without the word that labels it: "ID SK123" → "SK123" for a product_id,
+    when the parameter's name or description holds the label."""
+    m = LABEL.match(value)
+    if m and stem(m.group(1)) in p.name_words | p.desc_words:
+        return m.group(2)
+    return value
 
 
 def wants_state(p: Param) -> bool:
@@ -364,8 +377,7 @@ def choose_bool(p: Param, index: TextIndex) -> Any:
         return default if p.required and isinstance(default, bool) else (
             False if p.required else MISSING
         )  # fmt: skip
-    value = not negated(index, p.name_words)
-    return MISSING if not p.required and value == default else value
+    return not negated(index, p.name_words)  # said, so sent, even when it is the default
 
 
 def repair(

@@ -92,7 +92,7 @@ def _iso(m: re.Match[str]) -> str | None:
     groups = m.groupdict()
     month = int(groups["m"]) if groups.get("m") else MONTHS.get(_month_key(groups.get("mon")) or "")
     year, day = groups.get("year"), groups.get("day")
-    if groups.get("m") and day and month > 12 >= int(day):  # day first: 22/3/2024
+    if month is not None and groups.get("m") and day and month > 12 >= int(day):  # 22/3/2024: day first
         month, day = int(day), str(month)
     if not month or not 1 <= month <= 12:
         return None
