@@ -221,7 +221,7 @@ def test_a_sentence_around_a_specific_value_is_marked_as_wrapping_it() -> None:
     assert "10.0.0.7" not in wrappers and "keeps showing" not in wrappers
 
 
-def test_a_city_gets_its_state_only_where_the_parameter_asks_for_one() -> None:
+def test_a_city_gets_its_state_or_country_only_where_the_parameter_asks_for_one() -> None:
     wants = "The destination city, in the format of 'City, State' (e.g., 'Berkeley, CA')"
     bus = {
         "type": "object",
@@ -235,6 +235,9 @@ def test_a_city_gets_its_state_only_where_the_parameter_asks_for_one() -> None:
     }
     assert FILLER.fill(bus, "Find a one-stop bus to Los Angeles") == {"to_city": "Los Angeles, CA"}
     assert FILLER.fill(weather, "What's the weather in Los Angeles?") == {"city": "Los Angeles"}
+    abroad = "The city, in the format of 'City, Country', e.g. 'Seoul, South Korea'"
+    weather["properties"]["city"]["description"] = abroad
+    assert FILLER.fill(weather, "What's the weather in Paris?") == {"city": "Paris, France"}
 
 
 def test_a_flag_written_as_an_enum_is_set_like_a_flag() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shadowswitch.engines.local.listvalues import list_spans
-from shadowswitch.engines.local.places import with_state
+from shadowswitch.engines.local.places import with_region
 from shadowswitch.engines.local.slots import render
 from shadowswitch.engines.local.values import extract
 
@@ -146,9 +146,15 @@ def test_a_currency_named_in_the_text_offers_its_iso_code() -> None:
     assert found("convert 1000 USD into EUR, or try CHF", "currency") == ["USD", "EUR", "CHF"]
 
 
-def test_a_us_city_offers_its_state() -> None:
-    assert with_state("Los Angeles") == "Los Angeles, CA" and with_state("New York") == "New York, NY"
-    assert with_state("Portland") == "Portland, OR"  # the most populous of the name
-    assert with_state("Paris") is None and with_state("San Diego, CA") is None
+def test_a_city_offers_its_state_or_country() -> None:
+    assert with_region("Los Angeles") == "Los Angeles, CA" and with_region("New York") == "New York, NY"
+    assert with_region("Portland") == "Portland, OR"  # the most populous of the name
+    assert with_region("Paris") == "Paris, France" and with_region("London") == "London, UK"
+    assert with_region("Lang Son") == "Lang Son, Vietnam"  # Lạng Sơn, written without accents
+    assert with_region("San Diego, CA") is None and with_region("Katy Perry") is None
+    assert with_region("Mexico") is None and with_region("Florida") is None  # regions, not towns
     offered = {s.value for s in extract("A bus from San Francisco to Los Angeles") if s.kind == "place"}
     assert offered == {"San Francisco, CA", "Los Angeles, CA"}
+    # The region the text gives is the one offered.
+    spans = extract("Weather in Chennai, Tamil Nadu, then Dallas, TX.")
+    assert {s.value for s in spans if s.kind == "place"} == {"Chennai, Tamil Nadu", "Dallas, TX"}

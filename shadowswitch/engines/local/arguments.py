@@ -265,7 +265,7 @@ def convert(p: Param, span: Span) -> Any:
     value = span.value
     if span.kind == "currency" and "currency" not in p.name_words | p.desc_words:
         return None
-    if span.kind == "place" and not wants_state(p):
+    if span.kind == "place" and not wants_region(p):
         return None
     if p.kind == "string":
         value = span.text if isinstance(value, int | float) else value
@@ -296,9 +296,13 @@ def unlabelled(p: Param, value: str) -> str:
     return value
 
 
-def wants_state(p: Param) -> bool:
-    """A parameter written "City, State": its description says so or quotes an example."""
-    return {"city", "state"} <= p.name_words | p.desc_words or "Aa, A" in example_shapes(p.description)
+def wants_region(p: Param) -> bool:
+    """A parameter written "City, State" or "City, Country": its description says so or quotes
+    an example ('Berkeley, CA', 'Paris, France')."""
+    words = p.name_words | p.desc_words
+    shapes = example_shapes(p.description)
+    said = "city" in words and bool(words & {"state", "country"})
+    return said or bool(shapes & {"Aa, A", "Aa, Aa"})
 
 
 def _order_matches(params: list[Param], spans: list[Span]) -> set[tuple[str, int]]:

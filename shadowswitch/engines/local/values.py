@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .dates import date_spans
-from .places import with_state
+from .places import with_region
 
 
 def _words(text: str) -> list[str]:
@@ -68,7 +68,7 @@ def extract(text: str) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
     found_dates = dates(text)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
-    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + places(words)
+    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + places(text, words)
     return _dedupe(spans + clauses(text))
 
 
@@ -287,13 +287,19 @@ def currencies(text: str) -> list[Span]:
     ]
 
 
-def places(words: list[Span]) -> list[Span]:
-    """A US city the text names, offering "City, ST" ("Los Angeles" → "Los Angeles, CA")."""
-    return [
-        Span(s.text, v, "place", s.start, s.end)
-        for s in words
-        if s.kind == "name" and (v := with_state(s.text))
-    ]
+REGION_AFTER = re.compile(r"\s*,\s*((?:[A-Z]\.)+|[A-Z]\w*(?: [A-Z]\w*)*)")  # ", Tamil Nadu", ", D.C."
+
+
+def places(text: str, words: list[Span]) -> list[Span]:
+    """A city the text names, offered with its state or country ("Los Angeles, CA"): the one the
+    text gives ("Chennai, Tamil Nadu"), else the one it is known by."""
+    out = []
+    for s in words:
+        if s.kind != "name" or (known := with_region(s.text)) is None:
+            continue
+        given = REGION_AFTER.match(text, s.end)
+        out.append(Span(s.text, f"{s.text}, {given[1]}" if given else known, "place", s.start, s.end))
+    return out
 
 
 def _dedupe(spans: list[Span]) -> list[Span]:
