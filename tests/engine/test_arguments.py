@@ -186,6 +186,7 @@ def test_an_identifier_loses_the_word_that_labels_it() -> None:
     assert unlabelled(product, "ID card") == "ID card"  # nothing identifier-like follows
     schema = {"type": "object", "required": ["product_id"], "properties": {"product_id": {"type": "string"}}}
     assert FILLER.fill(schema, "Is product ID SK123 in stock?") == {"product_id": "SK123"}
+    assert FILLER.fill(schema, "Is product 'ID SK123' in stock?") == {"product_id": "ID SK123"}
 
 
 def test_a_word_and_its_plural_meet() -> None:

