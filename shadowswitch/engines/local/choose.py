@@ -96,10 +96,10 @@ class Chooser:
         return Ranking(cands, scores, softmax(scores, self.cal.choice_temperature))
 
     def language_model(self, conversation: str, cands: list[Candidate]) -> Ranking:
-        state = self.lm.start(choice_fixed(cands), choice_variable(conversation))
         end = self.lm.ids("<|im_end|>")
         conts = [self.lm.ids(" " + label(c)) + end for c in cands]
-        scores = [sum(t) / len(t) for t in self.lm.score(state, conts)]
+        scored = self.lm.score_after(choice_fixed(cands), choice_variable(conversation), conts)
+        scores = [sum(t) / len(t) for t in scored]
         return Ranking(cands, scores, softmax(scores, self.cal.lm_temperature), used_lm=True)
 
     def hybrid(self, query: torch.Tensor, conversation: str, cands: list[Candidate]) -> Ranking:

@@ -159,10 +159,9 @@ class Decider:
 
     def rerank(self, tool: Candidate, text: str, param: str, values: list[Any]) -> list[float]:
         """The LM's log-probability of each value as `param`'s in the call, values in one batch."""
-        state = self.lm.start(
-            arguments_fixed(tool.id, tool.parameters), arguments_variable(text, tool.id, {}, param)
-        )
-        scores = self.lm.score(state, [self.lm.ids(json.dumps(v)) for v in values])
+        fixed = arguments_fixed(tool.id, tool.parameters)
+        variable = arguments_variable(text, tool.id, {}, param)
+        scores = self.lm.score_after(fixed, variable, [self.lm.ids(json.dumps(v)) for v in values])
         return [sum(s) for s in scores]
 
     @property

@@ -57,35 +57,81 @@ class LanguageModel:
         logprobs = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
         return PrefixState(_cache_of(out), logprobs, offset + len(ids))
 
-    def _forward(self, ids: torch.Tensor, cache: Any, keep: int = 0, mask: Any = None) -> Any:
+    def _forward(self, ids: torch.Tensor, cache: Any, keep: int = 0, **extra: Any) -> Any:
         kwargs = {self._cache_kw: cache, "use_cache": True, "logits_to_keep": keep}
-        if mask is not None:
-            kwargs["attention_mask"] = mask
-        return self.model(input_ids=ids, **kwargs)
+        return self.model(input_ids=ids, **kwargs, **extra)
 
     @torch.inference_mode()
-    def score(self, state: PrefixState, continuations: Sequence[Sequence[int]]) -> list[list[float]]:
-        """Per-token log-probs of each continuation after `state`, all in one batched pass."""
+    def score_after(
+        self, fixed: str, variable: str, continuations: Sequence[Sequence[int]]
+    ) -> list[list[float]]:
+        """`score` after the prompt `fixed + variable`, the fixed part's KV cache reused across
+        calls. On a miss one pass computes the fixed part too, and its cache is kept from there."""
+        state = self.prefixes.get(fixed)
+        if state is not None:
+            return self.score(state, continuations, self.ids(variable))
+        head = self.ids(fixed)
+        start = PrefixState(None, torch.empty(0), 0)
+        scores, logprobs, cache, n = self._score(start, head + self.ids(variable), continuations, len(head))
+        if cache is not None:
+            cache.crop(-(n - len(head)))  # keep the fixed part: its tokens saw nothing after them
+            self.prefixes.put(fixed, PrefixState(cache, logprobs[0], len(head)))
+        return scores
+
+    @torch.inference_mode()
+    def score(
+        self, state: PrefixState, continuations: Sequence[Sequence[int]], between: Sequence[int] = ()
+    ) -> list[list[float]]:
+        """Per-token log-probs of each continuation after `state` and then `between` (the
+        request's own text), all in one forward pass.
+
+        One row holds `between` and every continuation side by side; the attention mask lets a
+        continuation see the prefix, `between` and its own earlier tokens, and its positions start
+        where `between` ends, so each is scored as if it alone followed. On a CPU a pass of a few
+        dozen tokens costs about as much as reading the weights once: one pass instead of one for
+        `between` and one more for the continuations."""
+        return self._score(state, list(between), continuations)[0]
+
+    def _score(
+        self, state: PrefixState, lead: list[int], continuations: Sequence[Sequence[int]], first: int = 0
+    ) -> tuple[list[list[float]], torch.Tensor, Any, int]:
+        """(scores, log-probs from after `lead[:first]` on, the cache, tokens run): see `score`."""
         conts = [list(c) for c in continuations]
-        if not conts:
-            return []
-        firsts = [[float(state.logprobs[c[0]])] if c else [] for c in conts]
-        longest = max(len(c) for c in conts)
-        if longest <= 1:
-            return firsts
-        batch = len(conts)
-        pad = self.tokenizer.pad_token_id or 0
-        ids = torch.tensor([c + [pad] * (longest - len(c)) for c in conts])
-        mask = torch.ones(batch, state.length + longest, dtype=torch.long)
-        for row, c in enumerate(conts):
-            mask[row, state.length + len(c) :] = 0
-        cache = copy.deepcopy(state.cache)
-        cache.batch_repeat_interleave(batch)
-        out = self._forward(ids[:, :-1], cache, mask=mask[:, :-1])
-        logprobs = torch.log_softmax(out.logits.float(), dim=-1)
-        rest = logprobs.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-        return [first + rest[r, : max(len(c) - 1, 0)].tolist() for r, (first, c) in
-                enumerate(zip(firsts, conts, strict=True))]  # fmt: skip
+        if not conts or (not lead and max(len(c) for c in conts) <= 1):
+            return [[float(state.logprobs[c[0]])] if c else [] for c in conts], state.logprobs, None, 0
+        inputs, positions, owner = list(lead), list(range(len(lead))), [-1] * len(lead)
+        for k, c in enumerate(conts):
+            inputs += c[:-1]  # the last token is predicted, never read
+            positions += range(len(lead), len(lead) + len(c) - 1)
+            owner += [k] * (len(c) - 1)
+        skip = max(min(first, len(lead)) - 1, 0)  # inputs whose next token nobody asks about
+        logprobs, cache = self._tree(state, inputs, positions, owner, keep=len(inputs) - skip)
+        after_lead = logprobs[len(lead) - 1 - skip] if lead else state.logprobs
+        out, row = [], len(lead) - skip  # row of the first continuation's first input token
+        for c in conts:
+            scores = [float(after_lead[c[0]])] if c else []
+            scores += [float(logprobs[row + j - 1][c[j]]) for j in range(1, len(c))]
+            out.append(scores)
+            row += max(len(c) - 1, 0)
+        return out, logprobs, cache, len(inputs)
+
+    def _tree(
+        self, state: PrefixState, inputs: list[int], positions: list[int], owner: list[int], keep: int
+    ) -> tuple[torch.Tensor, Any]:
+        """Log-probs after each of the last `keep` input tokens, and the cache; `owner` -1 marks
+        the shared part, k continuation k."""
+        n, past = len(inputs), state.length
+        own = torch.tensor(owner)
+        causal = torch.ones(n, n, dtype=torch.bool).tril()
+        # A token sees the shared tokens before it and the tokens of its own continuation.
+        sees = causal & ((own == -1)[None, :] | (own[:, None] == own[None, :]))
+        allowed = torch.cat([torch.ones(n, past, dtype=torch.bool), sees], dim=1)
+        dtype = self.model.dtype
+        mask = torch.zeros(1, 1, n, past + n, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        cache = copy.deepcopy(state.cache)  # the forward appends to it; the state stays usable
+        out = self._forward(torch.tensor([inputs]), cache, keep, attention_mask=mask,
+                            position_ids=torch.tensor([[past + p for p in positions]]))  # fmt: skip
+        return torch.log_softmax(out.logits[0].float(), dim=-1), _cache_of(out)
 
     @torch.inference_mode()
     def step(self, state: PrefixState, token: int) -> PrefixState:
