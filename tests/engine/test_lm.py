@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -16,6 +17,13 @@ VARIABLE = '<|im_start|>user\nWeather in Paris in celsius?<|im_end|>\n<|im_start
 VALUES = ['"Paris"', '"celsius"', '"Weather in Paris"', "1"]
 
 
+@pytest.fixture(scope="module")
+def model(engine: Any) -> Any:
+    """The engine's SmolLM2 in float32: the engine may run it in bfloat16 (models.fastest_dtype),
+    whose rounding differs between a masked pass and a plain one."""
+    return copy.deepcopy(engine.engine.lm.model).float()
+
+
 def from_scratch(lm: LanguageModel, prompt: list[int], continuation: list[int]) -> list[float]:
     """Each token's log-prob from a plain forward over the whole text, no cache, no mask."""
     with torch.inference_mode():
@@ -24,9 +32,8 @@ def from_scratch(lm: LanguageModel, prompt: list[int], continuation: list[int]) 
     return [float(logprobs[len(prompt) - 1 + j][t]) for j, t in enumerate(continuation)]
 
 
-def test_continuations_scored_side_by_side_match_separate_runs(engine: Any) -> None:
-    shared = engine.engine.lm
-    lm = LanguageModel(shared.model, shared.tokenizer)  # an empty prefix cache
+def test_continuations_scored_side_by_side_match_separate_runs(engine: Any, model: Any) -> None:
+    lm = LanguageModel(model, engine.engine.lm.tokenizer)  # an empty prefix cache
     conts = [lm.ids(v) for v in VALUES]
     expected = [from_scratch(lm, lm.ids(FIXED) + lm.ids(VARIABLE), c) for c in conts]
     cold = lm.score_after(FIXED, VARIABLE, conts)  # computes and keeps the fixed part
@@ -38,12 +45,11 @@ def test_continuations_scored_side_by_side_match_separate_runs(engine: Any) -> N
             assert scores == pytest.approx(want, abs=1e-3)
 
 
-def test_the_fixed_part_kept_from_a_scoring_pass_continues_like_a_fresh_one(engine: Any) -> None:
-    shared = engine.engine.lm
-    lm = LanguageModel(shared.model, shared.tokenizer)
+def test_the_fixed_part_kept_from_a_scoring_pass_continues_like_a_fresh_one(engine: Any, model: Any) -> None:
+    lm = LanguageModel(model, engine.engine.lm.tokenizer)
     lm.score_after(FIXED, VARIABLE, [lm.ids('"Paris"')])
     kept = lm.prefixes.get(FIXED)
-    fresh = LanguageModel(shared.model, shared.tokenizer).start(FIXED)
+    fresh = LanguageModel(model, engine.engine.lm.tokenizer).start(FIXED)
     assert kept is not None and kept.length == fresh.length
     assert torch.allclose(kept.logprobs, fresh.logprobs, atol=1e-3)
     ids = lm.ids(VARIABLE)

@@ -157,7 +157,7 @@ def test_reference_vectors_are_cached_per_encoder_dtype(engine: Any, tmp_path: A
     write_texts(["get weather: Current weather for a city"], tmp_path / "reference.json")
     ReferenceTools.load(encoder, tmp_path / "cache", tmp_path / "reference.json")
     other = copy.copy(encoder)
-    # The other dtype than this CPU chose (models.encoder_dtype picks bfloat16 where it is fast).
+    # The other dtype than this CPU chose (models.fastest_dtype picks bfloat16 where it is fast).
     flipped = torch.float32 if encoder.model.dtype == torch.bfloat16 else torch.bfloat16
     other.model = copy.deepcopy(encoder.model).to(flipped)
     ReferenceTools.load(other, tmp_path / "cache", tmp_path / "reference.json")
