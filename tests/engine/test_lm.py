@@ -54,3 +54,16 @@ def test_the_fixed_part_kept_from_a_scoring_pass_continues_like_a_fresh_one(engi
     assert torch.allclose(kept.logprobs, fresh.logprobs, atol=1e-3)
     ids = lm.ids(VARIABLE)
     assert torch.allclose(lm.extend(kept, ids).logprobs, lm.extend(fresh, ids).logprobs, atol=1e-3)
+
+
+def test_single_token_values_right_after_the_fixed_part(engine: Any, model: Any) -> None:
+    """Nothing but the fixed part is run: its cache is kept whole, not cropped to nothing."""
+    lm = LanguageModel(model, engine.engine.lm.tokenizer)
+    conts = [lm.ids(" yes")[:1], lm.ids(" no")[:1]]
+    expected = [from_scratch(lm, lm.ids(FIXED), c) for c in conts]
+    for _ in range(2):  # a miss, then a hit
+        got = lm.score_after(FIXED, "", conts)
+        for scores, want in zip(got, expected, strict=True):
+            assert scores == pytest.approx(want, abs=1e-3)
+    kept = lm.prefixes.get(FIXED)
+    assert kept is not None and kept.length == len(lm.ids(FIXED))

@@ -74,7 +74,8 @@ class LanguageModel:
         start = PrefixState(None, torch.empty(0), 0)
         scores, logprobs, cache, n = self._score(start, head + self.ids(variable), continuations, len(head))
         if cache is not None:
-            cache.crop(-(n - len(head)))  # keep the fixed part: its tokens saw nothing after them
+            if n > len(head):  # keep the fixed part: its tokens saw nothing after them
+                cache.crop(len(head) - n)  # negative: tokens to drop (crop(0) empties it on 4.x)
             self.prefixes.put(fixed, PrefixState(cache, logprobs[0], len(head)))
         return scores
 
