@@ -32,8 +32,8 @@ test-postgres: install
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -m "not slow"
 
 lint: install
-	$(VENV)/bin/ruff check shadowswitch tests bench
-	$(VENV)/bin/ruff format --check shadowswitch tests bench
+	$(VENV)/bin/ruff check shadowswitch research tests
+	$(VENV)/bin/ruff format --check shadowswitch research tests
 
 serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db

@@ -15,8 +15,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from shadowswitch.bench.cli import bench_app
-
 app = typer.Typer(
     help="Move an agent's decision calls onto a small local model, safely.", no_args_is_help=True
 )
@@ -26,7 +24,6 @@ db_app = typer.Typer(help="Database schema and retention.", no_args_is_help=True
 app.add_typer(policy_app, name="policy")
 app.add_typer(rollout_app, name="rollout")
 app.add_typer(db_app, name="db")
-app.add_typer(bench_app, name="bench")
 
 console = Console()
 err = Console(stderr=True)
@@ -280,7 +277,20 @@ def _redact(url: str) -> str:
     return re.sub(r"//([^:/@]+):[^@]+@", r"//\1:***@", url)
 
 
+PLUGIN_GROUP = "shadowswitch.cli"
+
+
+def add_plugins(root: typer.Typer) -> None:
+    """Mount command groups other packages register (the benchmark lab's `bench`), never importing
+    them by name: the product knows nothing of its plugins."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=PLUGIN_GROUP):
+        root.add_typer(entry.load(), name=entry.name)
+
+
 def main() -> None:
+    add_plugins(app)
     app()
 
 

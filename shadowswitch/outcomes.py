@@ -1,4 +1,4 @@
-"""The pipeline's `Outcomes`: verdicts on local-path decisions feed the breaker.
+"""The pipeline's `OutcomeSink`: verdicts on local-path decisions feed the breaker.
 
 Local events come from the pipeline (valid, pending, invalid, error, abstain,
 disagree); verdicts come from feedback, explicit or in the next request's tool

@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from shadowswitch import openai_format as wire
+from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local_message, same_call
 from shadowswitch.classify import UNCLASSIFIED, classify
-from shadowswitch.engines.base import Choice, LocalEngine
-from shadowswitch.engines.generative import LiteLLMEngine
+from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.errors import ShadowswitchError, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
-from shadowswitch.record import apply_choice, apply_verdict, choice_json, compare, message_of
 from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollout import sticky_key as make_sticky_key
 from shadowswitch.store.decisions import DecisionRecorder
@@ -34,7 +33,7 @@ log = logging.getLogger(__name__)
 MAX_BACKGROUND = 32  # shadow/compare runs beyond this are skipped, not queued without end
 
 
-class Outcomes(Protocol):
+class OutcomeSink(Protocol):
     """Where local-path outcomes and incoming tool results go (the breaker and feedback).
 
     Local events: valid, pending (valid tool calls, awaiting their result), invalid,
@@ -88,11 +87,11 @@ class Pipeline:
     def __init__(
         self,
         policies: PolicySet,
-        generative: LiteLLMEngine,
+        generative: GenerativeEngine,
         recorder: DecisionRecorder,
         rollouts: LiveRollouts,
         local: LocalEngine | None = None,
-        outcomes: Outcomes | None = None,
+        outcomes: OutcomeSink | None = None,
         metrics: Metrics | None = None,
     ):
         self.policies = policies
@@ -157,7 +156,7 @@ class Pipeline:
             ctx.upstream_request = upstream_request(ctx.request, choice)
             ctx.fill_action = chosen_action(policy, choice)
             return None
-        body = wire.completion(str(ctx.request.get("model") or "shadowswitch-local"), message_of(choice))
+        body = wire.completion(str(ctx.request.get("model") or "shadowswitch-local"), local_message(choice))
         verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
         apply_verdict(ctx.decision, verdict)
         if not verdict.valid:
@@ -244,7 +243,7 @@ class Pipeline:
             self.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
             return
         shadow = {**choice_json(choice), "latency_ms": _ms_since(started)}
-        agreement = None if choice.abstain_reason else compare(message_of(choice), served)
+        agreement = None if choice.abstain_reason else same_call(local_message(choice), served)
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and policy.breaker.count_disagreement:
             await self._outcome(policy, ctx.decision.id, "disagree")
@@ -257,7 +256,7 @@ class Pipeline:
             self.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
             return
         message = wire.message_of(body)
-        agreement = compare(message_of(choice), message)
+        agreement = same_call(local_message(choice), message)
         shadow = {"path": "generative", "message": message, "latency_ms": _ms_since(started)}
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:

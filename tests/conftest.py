@@ -15,8 +15,8 @@ import yaml
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from research.upstreams.scripted import create_upstream
 from shadowswitch.app import create_app
-from shadowswitch.demo.upstream import create_upstream
 from shadowswitch.settings import Settings
 from tests.servers import running
 

@@ -51,8 +51,12 @@ class LocalEngine(Protocol):
 
 
 class GenerativeEngine(Protocol):
-    """The old path: an upstream LLM through LiteLLM."""
+    """The old path: an upstream LLM (LiteLLMEngine). Errors are `UpstreamError`s."""
+
+    def upstream_model(self, request: dict[str, Any], upstream: Upstream) -> str: ...
 
     async def complete(self, request: dict[str, Any], upstream: Upstream) -> dict[str, Any]: ...
 
-    def stream(self, request: dict[str, Any], upstream: Upstream) -> AsyncIterator[dict[str, Any]]: ...
+    async def open_stream(
+        self, request: dict[str, Any], upstream: Upstream
+    ) -> AsyncIterator[dict[str, Any]]: ...

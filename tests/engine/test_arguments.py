@@ -9,7 +9,8 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shadowswitch.engines.local.argscore import (
+from shadowswitch.engines.local.arguments.extract import Span, extract
+from shadowswitch.engines.local.arguments.features import (
     TextIndex,
     direction,
     example_shapes,
@@ -19,7 +20,7 @@ from shadowswitch.engines.local.argscore import (
     shape,
     year,
 )
-from shadowswitch.engines.local.arguments import (
+from shadowswitch.engines.local.arguments.filler import (
     ArgumentFiller,
     Pair,
     close_values,
@@ -27,10 +28,9 @@ from shadowswitch.engines.local.arguments import (
     unlabelled,
     wrapping,
 )
+from shadowswitch.engines.local.arguments.params import params_of, stem
 from shadowswitch.engines.local.calibration import load_calibration
-from shadowswitch.engines.local.params import params_of, stem
 from shadowswitch.engines.local.schema import minimal_instance, normalise
-from shadowswitch.engines.local.values import Span, extract
 
 
 def no_similarity(left: list[str], right: list[str]) -> list[list[float]]:

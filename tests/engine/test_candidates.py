@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shadowswitch.engines.local.candidates import NO_TOOL_ID, build_candidates, humanise
+from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, build_candidates, humanise
 from shadowswitch.policy.models import Policy
 from tests.engine.helpers import FLIGHT, TOOLS, WEATHER, ask
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from shadowswitch.engines.local.lm import LanguageModel
+from shadowswitch.engines.local.runtime.lm import LanguageModel
 
 pytestmark = pytest.mark.slow
 

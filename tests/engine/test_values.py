@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from shadowswitch.engines.local.listvalues import list_spans
-from shadowswitch.engines.local.places import with_region
-from shadowswitch.engines.local.slots import render
-from shadowswitch.engines.local.values import extract
+from shadowswitch.engines.local.arguments.extract import extract
+from shadowswitch.engines.local.arguments.lists import list_spans
+from shadowswitch.engines.local.arguments.slots import render
+from shadowswitch.engines.local.knowledge.places import with_region
 
 
 def found(text: str, kind: str | None = None) -> list[object]:
@@ -107,7 +107,7 @@ def test_more_date_forms_and_a_day_joined_with_its_time() -> None:
 
 
 def test_a_date_is_written_in_the_format_its_parameter_asks_for() -> None:
-    from shadowswitch.engines.local.dates import asked_format, in_format
+    from shadowswitch.engines.local.arguments.dates import asked_format, in_format
 
     assert asked_format("Date of the journey in the format MM/DD/YYYY.") == "%m/%d/%Y"
     assert asked_format("Start, 'YYYY-MM-DD HH:mm:ss'; e.g. 2024-01-01 00:00:00") == "%Y-%m-%d %H:%M:%S"

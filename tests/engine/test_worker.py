@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from shadowswitch.engines.local.worker import Worker
+from shadowswitch.engines.local.runtime.worker import Worker
 
 
 async def test_concurrent_jobs_are_batched_on_one_thread() -> None:

@@ -12,17 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .models import LoadedModels, default_cache_dir, load_models
+from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir, load_models
 
 if TYPE_CHECKING:
-    from .service import ChoiceEngine
+    from shadowswitch.engines.local.engine import ChoiceEngine
 
 __all__ = ["ChoiceEngine", "LoadedModels", "create_engine", "default_cache_dir", "load_models"]
 
 
 def create_engine(spec: str = "embedded", cache_dir: Path | None = None) -> ChoiceEngine:
     """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds)."""
-    from .service import ChoiceEngine
+    from shadowswitch.engines.local.engine import ChoiceEngine
 
     return ChoiceEngine(load_models(spec, cache_dir))
 
@@ -30,7 +30,7 @@ def create_engine(spec: str = "embedded", cache_dir: Path | None = None) -> Choi
 def __getattr__(name: str) -> object:
     # Lazy: the engine imports torch, which the proxy's CLI must not pay for.
     if name == "ChoiceEngine":
-        from .service import ChoiceEngine
+        from shadowswitch.engines.local.engine import ChoiceEngine
 
         return ChoiceEngine
     raise AttributeError(name)

@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-PATH = Path(__file__).with_name("calibration.json")
+PATH = Path(__file__).parent / "priors" / "calibration.json"
 
 
 @dataclass(frozen=True)

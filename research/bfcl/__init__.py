@@ -1,0 +1,1 @@
+"""BFCL through the proxy beside generation: cases, the AST checker, baselines, results."""

@@ -1,0 +1,72 @@
+"""Answers as messages and calls: what a local choice says, what a message chose, do two agree,
+and the decision-record fields they fill."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from shadowswitch import openai_format as wire
+from shadowswitch.engines.base import Choice
+from shadowswitch.store.tables import Decision
+from shadowswitch.validate import Call, Verdict, agree
+
+
+def local_message(choice: Choice) -> dict[str, Any]:
+    """The assistant message a local choice answers with, in the agent's own format."""
+    if choice.kind == "tool" and choice.name:
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [wire.tool_call(choice.name, choice.arguments or {})],
+        }
+    return {"role": "assistant", "content": choice.content or ""}
+
+
+def choice_json(choice: Choice) -> dict[str, Any]:
+    data = asdict(choice)
+    data["path"] = "local"
+    return data
+
+
+def apply_choice(decision: Decision, choice: Choice) -> None:
+    decision.chosen = choice.name if choice.kind != "no_tool" else "__no_tool__"
+    decision.arguments = choice.arguments
+    decision.confidence = round(choice.confidence, 6)
+    decision.margin = round(choice.margin, 6)
+    decision.abstain_reason = choice.abstain_reason
+    decision.candidates = [asdict(c) for c in choice.candidates]
+    decision.timings_ms = {k: round(v, 3) for k, v in choice.timings_ms.items()}
+
+
+def apply_verdict(decision: Decision, verdict: Verdict) -> None:
+    decision.valid = verdict.valid
+    decision.invalid_reason = verdict.reason
+    if decision.chosen is None:
+        decision.chosen = verdict.chosen
+        decision.arguments = verdict.arguments
+
+
+def call_of(message: dict[str, Any]) -> Call:
+    """What an assistant message chose: its first tool call, a JSON action, or plain text."""
+    calls = message.get("tool_calls") or []
+    if calls:
+        function = calls[0].get("function") or {}
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except json.JSONDecodeError:
+            arguments = function.get("arguments")
+        return Call(function.get("name"), arguments)
+    content = message.get("content")
+    try:
+        parsed = json.loads(content) if isinstance(content, str) else None
+    except json.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, dict) and "action" in parsed:
+        return Call(str(parsed["action"]), parsed.get("action_input"))
+    return Call(None, None)
+
+
+def same_call(local: dict[str, Any], generative: dict[str, Any]) -> bool:
+    return agree(call_of(local), call_of(generative))

@@ -1,1 +1,0 @@
-"""Benchmarks: BFCL cases through the proxy's local engine, side by side with generation."""

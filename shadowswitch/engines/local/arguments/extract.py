@@ -1,0 +1,314 @@
+"""Extract candidate argument values from conversation text: numbers, dates, quotes, names, phrases."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from shadowswitch.engines.local.arguments.dates import date_spans
+from shadowswitch.engines.local.knowledge.places import with_region
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str  # surface form in the conversation
+    value: Any  # typed value offered to a parameter
+    kind: str  # number | percent | date | quoted | name | ident | phrase | clause | text | currency | place
+    start: int
+    end: int
+
+
+SCALES = {
+    "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "million": 1e6,
+    "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
+}  # fmt: skip
+NUMBER_RE = re.compile(
+    r"(?<![\w.\-^/])(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
+    r"(?:(?P<pct>\s?%|\s(?:percent|per cent)\b)"
+    r"|(?P<suf>[kKmMbBtT]|mn|bn)\b|\s(?P<word>thousand|million|billion|trillion)\b)?"
+    r"(?:st|nd|rd|th)?(?![\w]|\.\d)"  # not a part of 172.16.254.1 or 2.10.3
+)
+# A number written against its unit ("6cm", "5km/h", "3x"): the number is the value.
+UNIT_NUMBER_RE = re.compile(
+    r"(?<![\w.\-^/])(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{1,5})(?=[\W]|$)"
+)
+NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
+WORD_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        _words("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty")
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+     "ninety": 90, "hundred": 100, "dozen": 12, "once": 1, "twice": 2, "single": 1,
+     "double": 2, "triple": 3, "first": 1, "second": 2, "third": 3}  # fmt: skip
+WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
+QUOTE_RE = re.compile(r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
+                      r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’")  # fmt: skip
+IDENT_RE = re.compile(r"(?<![\w@/.:-])[\w@/.:+~-]*[\w@/.:~-][\w@/.:+~-]*")
+WORD_RE = re.compile(r"(?<![\w$])(?:[A-Za-z][\w'&.-]*\w|[A-Za-z])")
+STOPWORDS = frozenset(
+    _words(
+        "a an the of to in on at for from by with and or but is are was were be been am i me my "
+        "we our you your it its this that these those can could would will shall should may "
+        "might must do does did please what which who whom whose when where why how there here "
+        "want need like get find tell show give let let's some any all about into over under "
+        "also just then than as if so not no yes hi hey hello thanks thank help me us them they "
+        "he she his her him have has had make using use i'm i'd i've it's what's up out"
+    )
+)
+
+
+def extract(text: str) -> list[Span]:
+    """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
+    found_dates = dates(text)
+    words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
+    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + places(text, words)
+    return _dedupe(spans + clauses(text))
+
+
+def _inside(span: Span, outer: list[Span]) -> bool:
+    """Part of a longer span ("April" of "April 11th, 2023"): the longer one is the value."""
+    return any(o.start <= span.start and span.end <= o.end and o.end - o.start > span.end - span.start
+               for o in outer)  # fmt: skip
+
+
+def numbers(text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in NUMBER_RE.finditer(text):
+        raw = float(m["num"].replace(",", "") + (m["frac"] or ""))
+        raw = -raw if m["sign"] else raw
+        scale = SCALES.get((m["suf"] or m["word"] or "").lower(), 1.0)
+        if m["suf"] and not _money_or_thousands(m):
+            scale = 1.0  # "221B Baker Street", "5m": a house number, metres — not a scale
+        value = _num(raw * scale)
+        out.append(Span(m.group(0), value, "number", m.start(), m.end()))
+        if m["pct"]:
+            out.append(Span(m.group(0), _num(raw / 100), "percent", m.start(), m.end()))
+    for m in UNIT_NUMBER_RE.finditer(text):
+        if m["unit"].lower() not in NOT_UNITS:
+            value = _num(float(m["num"]) * (-1 if m["sign"] else 1))
+            out.append(Span(m.group(0), value, "number", m.start(), m.end()))
+    for m in WORD_NUMBER_RE.finditer(text):
+        out.append(Span(m.group(0), WORD_NUMBERS[m.group(1).lower()], "wordnum", *m.span()))
+    return out
+
+
+def _money_or_thousands(m: re.Match[str]) -> bool:
+    """A letter scale counts after a currency sign, or as `k` ("5k"), or on a decimal ("2.5M");
+    but a small `m` on a decimal is metres ("1.75m tall"), unless after a currency sign."""
+    money = m.group(0)[:1] in "$€£¥"
+    return money or m["suf"] in ("k", "K") or (bool(m["frac"]) and m["suf"] != "m")
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() and abs(value) < 1e15 else round(value, 10)
+
+
+def dates(text: str) -> list[Span]:
+    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text)]
+
+
+def quoted(text: str) -> list[Span]:
+    out = []
+    for m in QUOTE_RE.finditer(text):
+        group = next(i for i in range(1, 6) if m.group(i) is not None)
+        inner = m.group(group).strip()
+        if inner:
+            out.append(Span(inner, inner, "quoted", m.start(group), m.end(group)))
+    return out
+
+
+def names(text: str) -> list[Span]:
+    """Runs of capitalised words (`New York`, `Katy Perry`), also comma-joined places and
+    addresses (`Portland, OR`, `221B Baker Street, Berkeley, CA`)."""
+    words = list(WORD_RE.finditer(text))
+    runs: list[tuple[int, int]] = []
+    for i, word in enumerate(words):
+        if not _capitalised(words, i, text):
+            continue
+        joined = i > 0 and text[words[i - 1].end() : word.start()] == " "
+        if runs and joined and runs[-1][1] == words[i - 1].end():
+            runs[-1] = (runs[-1][0], word.end())
+        else:
+            runs.append((word.start(), word.end()))
+    # A lone capitalised word opening a sentence is its first word ("Provide me…"), not a name.
+    runs = [(s, e) for s, e in runs if " " in text[s:e] or not _opens_sentence(text, s)]
+    # A possessive before a noun names its owner: "Madonna's music" → Madonna.
+    runs = [(s, e - 2) if _possessive(text, e) else (s, e) for s, e in runs]
+    out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
+    for s, e in runs:  # without a label in capitals ("ID U123456") or a sentence's first word
+        cut = text.find(" ", s, e)  # ("Play Katy Perry")
+        if cut > 0 and ((text[s:cut].isupper() and cut - s > 1) or _opens_sentence(text, s)):
+            out.append(Span(text[cut + 1 : e], text[cut + 1 : e], "name", cut + 1, e))
+    for i, (start, end) in enumerate(runs):
+        house = HOUSE_NUMBER_RE.search(text, 0, start)  # "221B Baker Street"
+        for s in [start] + ([house.start()] if house else []):
+            ends = [end] if s != start else []
+            for j in range(i + 1, min(i + 4, len(runs))):
+                if text[runs[j - 1][1] : runs[j][0]] not in (", ", ","):
+                    break
+                ends.append(runs[j][1])
+            out += [Span(text[s:e], text[s:e], "name", s, e) for e in ends]
+    return out
+
+
+HOUSE_NUMBER_RE = re.compile(r"(?<![\w.,$])\d{1,5}[A-Za-z]? $")
+
+
+def _possessive(text: str, end: int) -> bool:
+    return text[end - 2 : end] in ("'s", "’s") and bool(re.match(r" [a-z]", text[end : end + 2]))
+
+
+SENTENCE_END = ".!?:\n"
+
+
+def _opens_sentence(text: str, start: int, breaks: str = SENTENCE_END) -> bool:
+    before = text[:start].rstrip().rstrip(OPENING).rstrip()  # '"Can you…' opens one too
+    return not before or before[-1] in breaks
+
+
+OPENING = "\"'“‘(["
+
+
+def _capitalised(words: list[re.Match[str]], j: int, text: str) -> bool:
+    word = words[j].group(0)
+    if not word[0].isupper() or word.lower() in ("i", "i'm", "i'd", "i've"):
+        return False
+    if len(word) == 2 and word.isupper() and text[: words[j].start()].endswith(", "):
+        return True  # a region code: "Portland, OR"
+    after_break = _opens_sentence(text, words[j].start(), SENTENCE_END + ",")  # "Riga, Latvia, Can you…"
+    return not (after_break and word.lower() in STOPWORDS)
+
+
+def identifiers(text: str) -> list[Span]:
+    """Tokens a person would not say aloud: ids, paths, emails, URLs, versions."""
+    out = []
+    for m in IDENT_RE.finditer(text):
+        token = m.group(0).rstrip(".:,;-")
+        if _looks_like_identifier(token):
+            out.append(Span(token, token, "ident", m.start(), m.start() + len(token)))
+    return out
+
+
+def _looks_like_identifier(token: str) -> bool:
+    if re.fullmatch(r"\d+(?:\.\d+){2,}", token):
+        return True  # an IP address or a version ("172.16.254.1", "1.2.3"), not a number
+    if len(token) < 2 or re.fullmatch(r"[\d,.]+(?:st|nd|rd|th|[kKmMbBT]|mn|bn|am|pm|%)?", token):
+        return False
+    has_mark = bool(re.search(r"[_/@:.\d]", token)) or re.search(r"[a-z][A-Z]", token)
+    return bool(has_mark) and bool(re.search(r"[A-Za-z\d]", token))
+
+
+MAX_PHRASES = 400
+
+
+def phrases(text: str) -> list[Span]:
+    """Word n-grams (1–4) of content words: the noun phrases most string parameters want."""
+    words = [m for m in WORD_RE.finditer(text)]
+    out = []
+    for i, first in enumerate(words):
+        for n in range(1, 5):
+            if i + n > len(words):
+                break
+            last = words[i + n - 1]
+            chunk = text[first.start() : last.end()]
+            if re.search(r"[.!?;:,\n()\d]", chunk):
+                break
+            if first.group(0).lower() in STOPWORDS or last.group(0).lower() in STOPWORDS:
+                continue
+            out.append(Span(chunk, chunk, "phrase", first.start(), last.end()))
+        if len(out) >= MAX_PHRASES:  # long documents: the first phrases are enough candidates
+            break
+    return out
+
+
+def clauses(text: str) -> list[Span]:
+    """The whole turn and its sentences: for parameters that take a message or a query."""
+    out = [Span(text.strip(), text.strip(), "text", 0, len(text))] if text.strip() else []
+    for m in re.finditer(r"(?:[^.!?\n]|[.!?](?=\S))+[.!?]?", text):  # "3.5" ends no sentence
+        chunk = m.group(0).strip()
+        if 0 < len(chunk) < len(text.strip()) and len(chunk.split()) >= 3:
+            start = text.index(chunk, m.start())
+            out.append(Span(chunk, chunk, "clause", start, start + len(chunk)))
+    return out
+
+
+# The most traded currencies (ISO 4217) as people write them: APIs want the code, users say
+# "Japanese yen" or "euros". Offered only to parameters about a currency (arguments.convert).
+CURRENCIES = {
+    "USD": ("US dollar", "U.S. dollar", "United States dollar", "American dollar", "dollar", "buck"),
+    "EUR": ("euro",),
+    "GBP": ("British pound", "pound sterling", "pound", "sterling", "quid"),
+    "JPY": ("Japanese yen", "yen"),
+    "CNY": ("Chinese yuan", "yuan", "renminbi", "RMB"),
+    "INR": ("Indian rupee", "rupee"),
+    "CAD": ("Canadian dollar",),
+    "AUD": ("Australian dollar",),
+    "NZD": ("New Zealand dollar",),
+    "CHF": ("Swiss franc", "franc"),
+    "HKD": ("Hong Kong dollar",),
+    "SGD": ("Singapore dollar",),
+    "SEK": ("Swedish krona", "Swedish kronor"),
+    "NOK": ("Norwegian krone", "Norwegian kroner"),
+    "DKK": ("Danish krone", "Danish kroner"),
+    "KRW": ("South Korean won", "Korean won"),
+    "MXN": ("Mexican peso",),
+    "BRL": ("Brazilian real", "Brazilian reais"),
+    "RUB": ("Russian ruble", "Russian rouble", "ruble", "rouble"),
+    "ZAR": ("South African rand", "rand"),
+    "TRY": ("Turkish lira",),
+    "BTC": ("bitcoin",),
+}
+_CURRENCY_NAMES = {name.lower(): code for code, names in CURRENCIES.items() for name in names}
+CURRENCY_RE = re.compile(
+    r"(?<![\w.])(" + "|".join(re.escape(n) for n in sorted(_CURRENCY_NAMES, key=len, reverse=True))
+    + r")(?:e?s)?(?![\w])",
+    re.IGNORECASE,
+)  # fmt: skip
+
+
+CURRENCY_CODE_RE = re.compile(r"\b(" + "|".join(CURRENCIES) + r")\b")  # as written: not "try"
+
+
+def currencies(text: str) -> list[Span]:
+    """Currencies named in the text, each offering its ISO code ("euros" → EUR), and codes
+    written as such. Not "$": it is part of the amount's span ("$100"), and one span fills one
+    parameter."""
+    named = [Span(m.group(0), _CURRENCY_NAMES[m.group(1).lower()], "currency", *m.span())
+             for m in CURRENCY_RE.finditer(text)]  # fmt: skip
+    return named + [
+        Span(m.group(0), m.group(0), "currency", *m.span()) for m in CURRENCY_CODE_RE.finditer(text)
+    ]
+
+
+REGION_AFTER = re.compile(r"\s*,\s*((?:[A-Z]\.)+|[A-Z]\w*(?: [A-Z]\w*)*)")  # ", Tamil Nadu", ", D.C."
+
+
+def places(text: str, words: list[Span]) -> list[Span]:
+    """A city the text names, offered with its state or country ("Los Angeles, CA"): the one the
+    text gives ("Chennai, Tamil Nadu"), else the one it is known by."""
+    out = []
+    for s in words:
+        if s.kind != "name" or (known := with_region(s.text)) is None:
+            continue
+        given = REGION_AFTER.match(text, s.end)
+        out.append(Span(s.text, f"{s.text}, {given[1]}" if given else known, "place", s.start, s.end))
+    return out
+
+
+def _dedupe(spans: list[Span]) -> list[Span]:
+    """One span per (position, value); the first extractor to find it names its kind."""
+    seen: set[tuple[int, int, str]] = set()
+    out = []
+    for span in spans:
+        key = (span.start, span.end, repr(span.value))
+        if key not in seen:
+            seen.add(key)
+            out.append(span)
+    return out

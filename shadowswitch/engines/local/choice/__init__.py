@@ -1,0 +1,1 @@
+"""Which candidate: built by rule (candidates), ranked by the models (scoring, relevance)."""

@@ -1,0 +1,141 @@
+"""Build the legal candidates for one request with rules; the model only ranks what survives."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from shadowswitch.engines.base import ChoiceKind
+from shadowswitch.engines.local.conversation import previous_calls
+from shadowswitch.engines.local.schema import find_enum_property, normalise
+from shadowswitch.policy.models import Action, Policy
+
+NO_TOOL_ID = "__no_tool__"
+NO_TOOL_TEXT = "answer directly: reply in plain text without calling any tool"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    kind: ChoiceKind
+    text: str  # what the models read: the name in words, then the description
+    examples: tuple[str, ...] = ()
+    parameters: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    value: Any = field(default=None, compare=False, hash=False)  # enum value / Action
+
+
+@dataclass
+class CandidateSet:
+    candidates: list[Candidate]
+    filtered: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+    forced: Candidate | None = None  # decided by rule, no model needed
+    abstain_reason: str | None = None
+
+
+def humanise(name: str) -> str:
+    """`getWeather_v2.fetch` → `get weather v2 fetch`: names the encoder can read."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return re.sub(r"[_.\-/]+", " ", spaced).strip().lower()
+
+
+def no_tool_candidate() -> Candidate:
+    return Candidate(NO_TOOL_ID, "no_tool", NO_TOOL_TEXT)
+
+
+def build_candidates(request: dict[str, Any], policy: Policy) -> CandidateSet:
+    kind = policy.engine.candidates
+    if kind == "actions":
+        return CandidateSet([action_candidate(a) for a in policy.actions])
+    if kind == "schema_enum":
+        return enum_candidates(request)
+    return tool_candidates(request, policy.engine.allow_no_tool)
+
+
+def action_candidate(action: Action) -> Candidate:
+    text = f"{humanise(action.id)}: {action.description}"
+    return Candidate(action.id, "action", text, tuple(action.examples), value=action)
+
+
+def offered_tools(request: dict[str, Any]) -> list[Candidate]:
+    """Every well-formed function in `tools` (or legacy `functions`), first spelling wins."""
+    raw = request.get("tools") or [{"function": f} for f in request.get("functions") or []]
+    seen: dict[str, Candidate] = {}
+    for tool in raw if isinstance(raw, list) else []:
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(fn, dict):
+            continue
+        name = fn.get("name")
+        if not isinstance(name, str) or not name or name in seen:
+            continue
+        description = str(fn.get("description") or "").strip()
+        text = f"{humanise(name)}: {description}" if description else humanise(name)
+        params = normalise(fn.get("parameters") or {"type": "object", "properties": {}})
+        seen[name] = Candidate(name, "tool", text, parameters=params)
+    return list(seen.values())
+
+
+def tool_candidates(request: dict[str, Any], allow_no_tool: bool) -> CandidateSet:
+    tools = offered_tools(request)
+    choice = request.get("tool_choice")
+    if choice == "none" or (not tools and allow_no_tool and choice in (None, "auto")):
+        return CandidateSet([], forced=no_tool_candidate())
+    forced_name = _forced_tool_name(choice)
+    if forced_name is not None:
+        tools = [t for t in tools if t.id == forced_name]
+        if not tools:
+            return CandidateSet([], [(forced_name, "not_offered")], None, "forced tool not offered")
+    kept, dropped = _drop_repeated(tools, request)
+    with_no_tool = allow_no_tool and choice in (None, "auto")
+    result = CandidateSet(kept + ([no_tool_candidate()] if with_no_tool else []), dropped)
+    if not kept:
+        result.abstain_reason = "no_candidates: every tool was filtered"
+        if with_no_tool:
+            result.forced, result.abstain_reason = no_tool_candidate(), None
+    return result
+
+
+def _forced_tool_name(choice: Any) -> str | None:
+    if isinstance(choice, dict):
+        fn = choice.get("function")
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            return str(fn["name"])
+        if isinstance(choice.get("name"), str):
+            return str(choice["name"])
+    return None
+
+
+def _drop_repeated(
+    tools: list[Candidate], request: dict[str, Any]
+) -> tuple[list[Candidate], list[tuple[str, str]]]:
+    """A tool without parameters that was already called would repeat the same call exactly."""
+    done = {name for name, args in previous_calls(request) if args in ("{}", "")}
+    kept = [t for t in tools if not (t.id in done and not t.parameters.get("properties"))]
+    dropped = [(t.id, "repeated_call") for t in tools if t not in kept]
+    return kept, dropped
+
+
+def response_schema(request: dict[str, Any]) -> dict[str, Any] | None:
+    fmt = request.get("response_format")
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return None
+    spec = fmt.get("json_schema")
+    schema = spec.get("schema") if isinstance(spec, dict) else None
+    return normalise(schema) if isinstance(schema, dict) else None
+
+
+def enum_candidates(request: dict[str, Any]) -> CandidateSet:
+    schema = response_schema(request)
+    found = find_enum_property(schema) if schema else None
+    if schema is None or found is None:
+        return CandidateSet([], abstain_reason="no_candidates: response_format has no enum")
+    prop, values = found
+    cands = [
+        Candidate(_enum_id(v), "enum", f"{humanise(prop)}: {_enum_id(v)}", value=v, parameters=schema)
+        for v in values
+    ]
+    return CandidateSet(cands)
+
+
+def _enum_id(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)

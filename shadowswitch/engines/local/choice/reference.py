@@ -1,0 +1,73 @@
+"""Reference tools: how well does a tool that has nothing to do with this request match it?
+
+Cosine similarity has no fixed scale across writing styles: a long, formal question
+("Calculate the future value of an investment of $1000 ...") resembles every tool a little,
+a short chat line resembles none much. The relevance check therefore asks how much better the
+offered tool matches than the best of a few thousand unrelated tools, the tool descriptions of
+the development files (`reference_tools.json`, written by `calibrate`; never the test files).
+Reference tools that are near copies of an offered tool are left out: they are not unrelated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from shadowswitch.engines.local.runtime.encoder import Encoder
+
+log = logging.getLogger(__name__)
+
+PATH = Path(__file__).parents[1] / "priors" / "reference_tools.json"
+NEAR_COPY = 0.9  # cosine above which a reference tool counts as a copy of an offered one
+
+
+class ReferenceTools:
+    def __init__(self, vectors: torch.Tensor) -> None:
+        self.vectors = vectors  # (n, dim) unit vectors
+
+    @classmethod
+    def load(cls, encoder: Encoder, cache_dir: Path, path: Path = PATH) -> ReferenceTools:
+        """Embed the reference texts once; later starts read the vectors from `cache_dir`."""
+        texts = read_texts(path)
+        if not texts:
+            return cls(torch.zeros(0, encoder.model.config.hidden_size))
+        # The dtype too: vectors embedded in bfloat16 differ a little from float32 ones.
+        key = [encoder.model.config.name_or_path, str(encoder.model.dtype), texts]
+        digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()
+        cached = cache_dir / "reference" / f"{digest[:20]}.pt"
+        if cached.exists():
+            return cls(torch.load(cached))
+        log.info("embedding %d reference tools (once; cached in %s)", len(texts), cached.parent)
+        vectors = encoder.embed(texts)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f"{cached.name}.tmp{os.getpid()}")
+        torch.save(vectors, tmp)
+        tmp.replace(cached)  # atomic: a concurrent start never reads half a file
+        return cls(vectors)
+
+    def best(self, query: torch.Tensor, offered: torch.Tensor) -> float:
+        """The highest cosine of `query` with a reference tool that copies no offered tool
+        (`offered`: the offered tools' unit vectors, one per row); 0.0 with no references."""
+        if not len(self.vectors):
+            return 0.0
+        sims = self.vectors @ query
+        if len(offered):
+            copies = (self.vectors @ offered.T).max(dim=1).values > NEAR_COPY
+            sims = sims.masked_fill(copies, -1.0)
+        return float(sims.max())
+
+
+def read_texts(path: Path = PATH) -> list[str]:
+    if not path.exists():
+        return []
+    return list(json.loads(path.read_text(encoding="utf-8")))
+
+
+def write_texts(texts: Sequence[str], path: Path = PATH) -> None:
+    path.write_text(json.dumps(sorted(set(texts)), indent=0, ensure_ascii=False) + "\n", encoding="utf-8")

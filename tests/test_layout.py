@@ -1,0 +1,61 @@
+"""The product never imports the lab: research/ imports shadowswitch, never the other way."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = ("research", "tests", "bench")
+
+
+def imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_no_product_module_imports_the_lab() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "shadowswitch").rglob("*.py"))
+        for name in imported_modules(path)
+        if name.split(".")[0] in LAB
+    ]
+    assert offenders == []
+
+
+def test_the_lab_imports_the_product_and_not_the_tests() -> None:
+    imports = {name for path in (ROOT / "research").rglob("*.py") for name in imported_modules(path)}
+    assert any(name.startswith("shadowswitch") for name in imports)
+    assert not any(name.split(".")[0] == "tests" for name in imports)
+
+
+def test_importing_every_product_module_loads_no_lab_module() -> None:
+    """The same, as Python sees it: import all of shadowswitch in a fresh interpreter."""
+    modules = [
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in sorted((ROOT / "shadowswitch").rglob("*.py"))
+    ]
+    script = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('research', 'tests')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT / "tests")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_bench_command_reaches_the_cli_as_a_plugin() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "shadowswitch.cli", "bench", "--help"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert "bfcl" in out.stdout
