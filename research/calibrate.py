@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from research.bfcl.data import EXEC_CATEGORIES
+from research.bfcl.data import EXEC_CATEGORIES, BfclCase
 from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.features import GROUPS, TextIndex, group, linear
 from shadowswitch.engines.local.arguments.params import params_of
@@ -40,11 +40,17 @@ from shadowswitch.engines.local.choice.relevance import (
     no_tool_level,
     top_margin,
 )
-from shadowswitch.engines.local.conversation import last_user_text
-from shadowswitch.engines.local.decider import Decider, query_text
+from shadowswitch.engines.local.conversation import query_text
+from shadowswitch.engines.local.decider import Decider
 from shadowswitch.engines.local.runtime.models import default_cache_dir, load_models
+from shadowswitch.request import ChatView
 
 CALL_SETS = ("live_simple", "live_multiple")
+
+
+def view(case: BfclCase) -> ChatView:
+    """The case's request as the engine sees it (parsed as the API parses it)."""
+    return ChatView.parse(case.request)
 
 
 ChoiceRow = tuple[list[float], Coverage, int, float, int, torch.Tensor]
@@ -64,11 +70,11 @@ def choice_rows(
     cases), left out of the reference tools as the offered ones are: one case out."""
     rows: list[ChoiceRow] = []
     for case in cases:
-        tools = offered_tools(case.request)
+        tools = offered_tools(view(case))
         if not tools:
             continue
-        text = last_user_text(case.request)
-        query = decider.encoder.embed([query_text(case.request)])[0]
+        text = view(case).last_user_text
+        query = decider.encoder.embed([query_text(view(case))])[0]
         sims = decider.chooser.similarities(query, tools)
         top = max(range(len(sims)), key=lambda i: sims[i])
         coverage = decider.filler.coverage(tools[top].parameters, text)
@@ -96,12 +102,12 @@ def unrelated_tool_cases(
     from research.bfcl.data import BfclCase
 
     raw = {(k, t["function"]["name"]): t for k, c in enumerate(cases) for t in c.request["tools"]}
-    pool = [(k, raw[k, t.id], t.text) for k, c in enumerate(cases) for t in offered_tools(c.request)]
+    pool = [(k, raw[k, t.id], t.text) for k, c in enumerate(cases) for t in offered_tools(view(c))]
     vectors = decider.encoder.embed_cached([text for *_, text in pool])
-    queries = decider.encoder.embed([query_text(c.request) for c in cases])
+    queries = decider.encoder.embed([query_text(view(c)) for c in cases])
     out, own_texts = [], {}
     for k, case in enumerate(cases):
-        texts = [t.text for t in offered_tools(case.request)]
+        texts = [t.text for t in offered_tools(view(case))]
         own = decider.encoder.embed_cached(texts)
         related = (vectors @ own.T).max(dim=1).values >= UNRELATED
         picked: list[dict[str, Any]] = []
@@ -263,7 +269,7 @@ def tool_uses(case: Any) -> list[tuple[Candidate, list[dict[str, list[Any]]]]]:
     for call in case.answers:
         for name, arguments in call.items():
             calls.setdefault(name, []).append(arguments)
-    tools = {case.name_map.get(t.id): t for t in offered_tools(case.request)}
+    tools = {case.name_map.get(t.id): t for t in offered_tools(view(case))}
     return [(tools[name], answers) for name, answers in calls.items() if name in tools]
 
 
@@ -275,7 +281,7 @@ def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
 
     groups: list[Group] = []
     for case in cases:
-        text = last_user_text(case.request)
+        text = view(case).last_user_text
         spans, index = extract(text), TextIndex.of(text)
         for tool, answers in tool_uses(case):
             accepted = {k: [v for a in answers for v in a.get(k, [""])] for a in answers for k in a}
@@ -394,7 +400,7 @@ def full_call_accuracy(decider: Decider, cases: list[Any], rerank: MemoRerank | 
     ask = rerank or decider.rerank
     results = []
     for case in cases:
-        text = last_user_text(case.request)
+        text = view(case).last_user_text
         for tool, answers in tool_uses(case):
             args = decider.filler.fill(tool.parameters, text, rerank=partial(ask, tool, text))
             results.append(any(check_arguments(args, a, tool.parameters) is None for a in answers))
@@ -425,7 +431,7 @@ def main() -> None:
         cal = _use(decider, replace(cal, value_lm_margin=margin, value_lm_weight=lm_weight))
     balanced = -1.0
     if not args.values_only:
-        dev_tools = [t.text for n in DEV_CATEGORIES for c in load(n) for t in offered_tools(c.request)]
+        dev_tools = [t.text for n in DEV_CATEGORIES for c in load(n) for t in offered_tools(view(c))]
         reference.write_texts(dev_tools)
         decider.reference = reference.ReferenceTools.load(decider.encoder, default_cache_dir())
         decider.chooser.reference = decider.reference.best

@@ -10,17 +10,17 @@ from typing import Any
 from shadowswitch import openai_format as wire
 from shadowswitch.engines.base import Choice
 from shadowswitch.store.tables import Decision
-from shadowswitch.validate import Call, Verdict, agree
+from shadowswitch.validate import Call, Verdict, agree, called_functions
 
 
-def local_message(choice: Choice) -> dict[str, Any]:
-    """The assistant message a local choice answers with, in the agent's own format."""
+def local_message(choice: Choice, legacy_functions: bool = False) -> dict[str, Any]:
+    """The assistant message a local choice answers with, in the agent's own format
+    (`function_call` for an agent that offered legacy `functions`)."""
     if choice.kind == "tool" and choice.name:
-        return {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [wire.tool_call(choice.name, choice.arguments or {})],
-        }
+        call = wire.tool_call(choice.name, choice.arguments or {})
+        if legacy_functions:
+            return {"role": "assistant", "content": None, "function_call": call["function"]}
+        return {"role": "assistant", "content": None, "tool_calls": [call]}
     return {"role": "assistant", "content": choice.content or ""}
 
 
@@ -50,9 +50,9 @@ def apply_verdict(decision: Decision, verdict: Verdict) -> None:
 
 def call_of(message: dict[str, Any]) -> Call:
     """What an assistant message chose: its first tool call, a JSON action, or plain text."""
-    calls = message.get("tool_calls") or []
-    if calls:
-        function = calls[0].get("function") or {}
+    functions = called_functions(message)
+    if functions:
+        function = functions[0]
         try:
             arguments = json.loads(function.get("arguments") or "{}")
         except json.JSONDecodeError:

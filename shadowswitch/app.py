@@ -22,6 +22,7 @@ from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.feedback import Feedback
 from shadowswitch.metrics import Metrics
+from shadowswitch.offline import stay_offline
 from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
@@ -43,6 +44,7 @@ def create_app(
     generative: LiteLLMEngine | None = None,
 ) -> FastAPI:
     """The proxy. `local_factory` builds the local engine (default: embedded models, loaded at start)."""
+    stay_offline()
     policies = load_policies(settings.policies)  # raises PolicyError before anything starts
     engine = db.make_engine(settings.db_url)
     decisions = DecisionStore(engine)

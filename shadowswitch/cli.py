@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import re
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,11 +35,6 @@ def _settings(**overrides: Any) -> Any:
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def _env() -> None:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind [default 127.0.0.1]")] = None,
@@ -54,7 +47,6 @@ def serve(
     log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
 ) -> None:
     """Run the proxy (OpenAI-compatible, on /v1)."""
-    _env()
     import logging
 
     import uvicorn
@@ -98,12 +90,16 @@ def policy_check(
 
 
 def _stores(db: str | None) -> tuple[Any, Any]:
+    """The stores over a database already at this version's schema; else exit 1 saying what to run."""
     from shadowswitch.store import db as database
     from shadowswitch.store.decisions import DecisionStore
     from shadowswitch.store.rollouts import RolloutStore
 
     url = _settings(db_url=db).db_url
-    database.upgrade(url)
+    problem = database.schema_problem(url)
+    if problem:
+        err.print(f"error: {problem}: run `shadowswitch db upgrade{' --db ' + db if db else ''}` first")
+        raise typer.Exit(1)
     engine = database.make_engine(url)
     return RolloutStore(engine), DecisionStore(engine)
 
@@ -290,9 +286,12 @@ def add_plugins(root: typer.Typer) -> None:
 
 
 def main() -> None:
+    from shadowswitch.offline import stay_offline
+
+    stay_offline()
     add_plugins(app)
     app()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

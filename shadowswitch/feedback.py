@@ -13,13 +13,12 @@ import asyncio
 import re
 from collections import defaultdict
 from functools import partial
-from typing import Any
 
 import anyio
 
-from shadowswitch.classify import message_text
 from shadowswitch.policy.models import Feedback as FeedbackPolicy
 from shadowswitch.policy.models import Policy, PolicySet
+from shadowswitch.request import ChatView
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.tables import Decision
 
@@ -37,9 +36,9 @@ class Feedback:
         fields = {"success": success, "feedback_reason": reason or ("ok" if success else "failed")}
         return await anyio.to_thread.run_sync(lambda: self.store.update(decision_id, **fields))
 
-    async def observe_request(self, request: dict[str, Any], policy: Policy | None) -> list[Decision]:
+    async def observe_request(self, request: ChatView, policy: Policy | None) -> list[Decision]:
         """Judge the decisions whose tool calls this request answers; return those newly judged."""
-        results = tool_results(request)
+        results = request.tool_results
         if not results:
             return []
         owners = await self._owners(list(results))
@@ -83,16 +82,3 @@ class Feedback:
     def _rules(self, row: Decision, policy: Policy | None) -> FeedbackPolicy:
         owner = self.policies.policies.get(row.task_type) or policy
         return owner.feedback if owner else FeedbackPolicy()
-
-
-def tool_results(request: dict[str, Any]) -> dict[str, str]:
-    """tool_call_id → result text, for the tool messages after the last assistant turn."""
-    results: dict[str, str] = {}
-    for message in request.get("messages") or []:
-        if not isinstance(message, dict):
-            continue
-        if message.get("role") == "assistant":
-            results = {}
-        elif message.get("role") == "tool" and isinstance(message.get("tool_call_id"), str):
-            results[message["tool_call_id"]] = message_text(message)
-    return results

@@ -8,6 +8,7 @@ from shadowswitch import openai_format as wire
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Action, Policy
 from shadowswitch.policy.templates import content_of, render
+from shadowswitch.request import ChatView
 
 
 def allowed_actions(policy: Policy | None) -> set[str] | None:
@@ -26,16 +27,18 @@ def chosen_action(policy: Policy, choice: Choice) -> Action | None:
     return next((a for a in policy.actions if a.id == choice.name), None)
 
 
-def upstream_request(request: dict[str, Any], choice: Choice) -> dict[str, Any]:
-    """The request for the upstream when the choice is local but the upstream writes the rest."""
-    if choice.kind == "tool" and choice.name:
-        return {**request, "tool_choice": {"type": "function", "function": {"name": choice.name}}}
-    if choice.kind == "no_tool":
-        return {**request, "tool_choice": "none"}
+def upstream_request(request: ChatView, choice: Choice) -> dict[str, Any]:
+    """The body for the upstream when the choice is local but the upstream writes the rest."""
+    body = request.raw
+    if choice.kind in ("tool", "no_tool"):
+        named = {"name": choice.name} if choice.kind == "tool" else None
+        if request.legacy_functions:
+            return {**body, "function_call": named or "none"}
+        return {**body, "tool_choice": {"type": "function", "function": named} if named else "none"}
     if choice.kind == "action":
         ask = {"role": "system", "content": ACTION_TEXT_PROMPT.format(name=choice.name)}
-        return {**request, "messages": [*request["messages"], ask], "response_format": None}
-    return request
+        return {**body, "messages": [*body["messages"], ask], "response_format": None}
+    return body
 
 
 ACTION_TEXT_PROMPT = (

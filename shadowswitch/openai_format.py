@@ -23,7 +23,13 @@ def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def completion(model: str, message: dict[str, Any], usage: dict[str, int] | None = None) -> dict[str, Any]:
     """A chat.completion as an upstream would send it."""
-    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    finish = (
+        "tool_calls"
+        if message.get("tool_calls")
+        else "function_call"
+        if message.get("function_call")
+        else "stop"
+    )
     return {
         "id": new_id("chatcmpl-"),
         "object": "chat.completion",
@@ -60,6 +66,10 @@ def chunks(body: dict[str, Any], include_usage: bool = False) -> Iterator[dict[s
             }
         )
         yield chunk({"tool_calls": [{"index": index, "function": {"arguments": function["arguments"]}}]})
+    if message.get("function_call"):  # the legacy `functions` spelling
+        call = message["function_call"]
+        yield chunk({"function_call": {"name": call["name"], "arguments": ""}})
+        yield chunk({"function_call": {"arguments": call["arguments"]}})
     if message.get("content"):
         yield chunk({"content": message["content"]})
     yield chunk({}, choice.get("finish_reason") or "stop")
@@ -73,6 +83,7 @@ class MessageAccumulator:
     def __init__(self) -> None:
         self.content: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
+        self.function_call: dict[str, str] | None = None  # legacy `functions` answers
         self.usage: dict[str, Any] | None = None
 
     def add(self, chunk: dict[str, Any]) -> None:
@@ -82,6 +93,8 @@ class MessageAccumulator:
             delta = choice.get("delta") or {}
             if delta.get("content"):
                 self.content.append(delta["content"])
+            if isinstance(delta.get("function_call"), dict):
+                self._add_function_call(delta["function_call"])
             for part in delta.get("tool_calls") or []:
                 call = self.calls.setdefault(
                     part.get("index", 0),
@@ -92,10 +105,17 @@ class MessageAccumulator:
                 call["function"]["name"] += function.get("name") or ""
                 call["function"]["arguments"] += function.get("arguments") or ""
 
+    def _add_function_call(self, part: dict[str, Any]) -> None:
+        call = self.function_call = self.function_call or {"name": "", "arguments": ""}
+        call["name"] += part.get("name") or ""
+        call["arguments"] += part.get("arguments") or ""
+
     def message(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content) or None}
         if self.calls:
             message["tool_calls"] = [self.calls[i] for i in sorted(self.calls)]
+        if self.function_call:
+            message["function_call"] = self.function_call
         return message
 
 

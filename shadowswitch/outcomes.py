@@ -9,7 +9,6 @@ or a failure is decided in `shadowswitch.breaker`.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
@@ -18,6 +17,7 @@ from shadowswitch.breaker import judge
 from shadowswitch.feedback import Feedback
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Policy, PolicySet
+from shadowswitch.request import ChatView
 from shadowswitch.store.breaker import BreakerStore, Change
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.tables import Decision
@@ -44,7 +44,7 @@ class Outcomes:
         """An event of the local path on one decision (see breaker.judge for what counts)."""
         await self._count(policy, decision_id, event)
 
-    async def observe_request(self, request: dict[str, Any], policy: Policy | None) -> None:
+    async def observe_request(self, request: ChatView, policy: Policy | None) -> None:
         """Tool results in a request judge the decisions that issued those calls."""
         for row in await self.feedback.observe_request(request, policy):
             await self._judged(row)

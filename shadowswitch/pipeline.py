@@ -22,6 +22,7 @@ from shadowswitch.errors import ShadowswitchError, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
+from shadowswitch.request import ChatView
 from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollout import sticky_key as make_sticky_key
 from shadowswitch.store.decisions import DecisionRecorder
@@ -42,12 +43,12 @@ class OutcomeSink(Protocol):
 
     async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None: ...
 
-    async def observe_request(self, request: dict[str, Any], policy: Policy | None) -> None: ...
+    async def observe_request(self, request: ChatView, policy: Policy | None) -> None: ...
 
 
 @dataclass
 class Incoming:
-    body: dict[str, Any]
+    request: ChatView
     task_header: str | None = None
     session: str | None = None
 
@@ -69,7 +70,7 @@ class Reply:
 class Context:
     """One snapshot of everything a request's handling depends on, read once at the start."""
 
-    request: dict[str, Any]
+    request: ChatView
     task_type: str
     policy: Policy | None
     upstream: Upstream
@@ -111,10 +112,10 @@ class Pipeline:
             reply = await self._try_local(ctx, ctx.policy)
             if reply is not None:
                 return reply
-        return await self._generative(ctx, stream=bool(ctx.request.get("stream")))
+        return await self._generative(ctx, stream=ctx.request.stream)
 
     def _context(self, incoming: Incoming) -> Context:
-        request = incoming.body
+        request = incoming.request
         task = classify(request, incoming.task_header, self.policies)
         policy = self.policies.policies.get(task) if task else None
         view = self.rollouts.view(task) if task else None
@@ -131,8 +132,8 @@ class Pipeline:
             mode=view.mode if view else "off",
             sticky_hash=hash_key(key),
             conversation_hash=conversation_key(request),
-            stream=bool(request.get("stream")),
-            model=str(request.get("model")) if request.get("model") else None,
+            stream=request.stream,
+            model=request.model,
         )
         upstream = policy.upstream if policy else self.policies.defaults.upstream
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, decision)
@@ -147,23 +148,27 @@ class Pipeline:
         except Exception as exc:
             log.exception("local engine failed on task %s", ctx.task_type)
             ctx.decision.error = f"local engine error: {exc}"
-            return self._fall_back(ctx, policy, "error")
+            self._fall_back(ctx, policy, "error")
+            return None
         apply_choice(ctx.decision, choice)
         if choice.abstain_reason:
-            return self._fall_back(ctx, policy, "abstain")
+            self._fall_back(ctx, policy, "abstain")
+            return None
         if choice.fill_generative:  # the choice is local; the upstream writes the rest
             ctx.decision.path = "fallback"
             ctx.upstream_request = upstream_request(ctx.request, choice)
             ctx.fill_action = chosen_action(policy, choice)
             return None
-        body = wire.completion(str(ctx.request.get("model") or "shadowswitch-local"), local_message(choice))
+        message = local_message(choice, ctx.request.legacy_functions)
+        body = wire.completion(ctx.request.model or "shadowswitch-local", message)
         verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
         apply_verdict(ctx.decision, verdict)
         if not verdict.valid:
-            return self._fall_back(ctx, policy, "invalid")
+            self._fall_back(ctx, policy, "invalid")
+            return None
         ctx.decision.path = "local"
         # tool calls are judged by their tool result in the next request (breaker.py)
-        pending = bool(body["choices"][0]["message"].get("tool_calls"))
+        pending = bool(message.get("tool_calls"))
         self._local_event(policy, ctx.decision.id, "pending" if pending else "valid")
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
             self._spawn(self._compare_generative(ctx, choice))
@@ -172,7 +177,6 @@ class Pipeline:
     def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
         ctx.decision.path = "fallback"
         self._local_event(policy, ctx.decision.id, event)
-        return None
 
     def _local_event(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
@@ -181,7 +185,7 @@ class Pipeline:
     # -- generative ----------------------------------------------------------------------
 
     async def _generative(self, ctx: Context, stream: bool) -> Reply:
-        request = ctx.upstream_request or ctx.request
+        request = ctx.upstream_request or ctx.request.raw
         try:
             ctx.decision.upstream_model = self.generative.upstream_model(request, ctx.upstream)
             if stream and ctx.fill_action is None:
@@ -196,10 +200,7 @@ class Pipeline:
             raise
         if ctx.fill_action is not None:
             body = with_action_text(body, ctx.fill_action, ctx.decision.arguments or {})
-            request = ctx.request
-        verdict = check_answer(
-            request, body["choices"][0]["message"] if body.get("choices") else {}, allowed_actions(ctx.policy)
-        )
+        verdict = check_answer(ctx.request, wire.message_of(body), allowed_actions(ctx.policy))
         apply_verdict(ctx.decision, verdict)
         self._after_generative(ctx, wire.message_of(body))
         return self._finish(ctx, body)
@@ -218,10 +219,7 @@ class Pipeline:
             yield wire.sse(exc.body())
         finally:
             message = joined.message()
-            apply_verdict(
-                ctx.decision,
-                check_answer(ctx.upstream_request or ctx.request, message, allowed_actions(ctx.policy)),
-            )
+            apply_verdict(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
             if joined.usage:
                 ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
                 ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
@@ -251,7 +249,7 @@ class Pipeline:
     async def _compare_generative(self, ctx: Context, choice: Choice) -> None:
         started = time.perf_counter()
         try:
-            body = await self.generative.complete(ctx.request, ctx.upstream)
+            body = await self.generative.complete(ctx.request.raw, ctx.upstream)
         except ShadowswitchError as exc:
             self.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
             return
@@ -288,14 +286,9 @@ class Pipeline:
         ctx.decision.completion_tokens = usage.get("completion_tokens")
         message = wire.message_of(body)
         self._record(ctx, message)
-        if ctx.request.get("stream"):
-            include_usage = bool((ctx.request.get("stream_options") or {}).get("include_usage"))
-            return Reply(
-                ctx.decision.id,
-                ctx.task_type,
-                ctx.decision.path,
-                stream=_replay(wire.chunks(body, include_usage)),
-            )
+        if ctx.request.stream:
+            stream = _replay(wire.chunks(body, ctx.request.include_usage))
+            return Reply(ctx.decision.id, ctx.task_type, ctx.decision.path, stream=stream)
         return Reply(ctx.decision.id, ctx.task_type, ctx.decision.path, body=body)
 
     def _record_failure(self, ctx: Context, exc: ShadowswitchError) -> None:
@@ -306,7 +299,9 @@ class Pipeline:
 
     def _record(self, ctx: Context, message: dict[str, Any]) -> None:
         ctx.decision.latency_ms = round(ctx.elapsed_ms(), 3)
-        calls = [c.get("id") for c in message.get("tool_calls") or [] if c.get("id")]
+        calls: list[str] = [
+            c["id"] for c in message.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")
+        ]
         self.recorder.record(ctx.decision, calls)
         if self.metrics:
             self.metrics.observe(ctx.decision)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from shadowswitch.classify import message_text
+from shadowswitch.request import ChatView
 
 Route = Literal["generative", "local", "shadow"]
 
@@ -55,21 +55,14 @@ def should_compare(decision_id: str, compare_percent: float) -> bool:
     return bucket("compare", decision_id) < compare_percent
 
 
-def conversation_key(request: dict[str, Any]) -> str:
+def conversation_key(request: ChatView) -> str:
     """Identity of a conversation: its opening (system prompt + first user turn)."""
-    opening = []
-    for message in request.get("messages") or []:
-        if not isinstance(message, dict):
-            continue
-        opening.append(f"{message.get('role')}:{message_text(message)}")
-        if message.get("role") == "user":
-            break
-    return hash_key(json.dumps(opening))
+    return hash_key(json.dumps(request.opening))
 
 
-def sticky_key(request: dict[str, Any], session: str | None, kind: str = "session") -> str:
+def sticky_key(request: ChatView, session: str | None, kind: str = "session") -> str:
     """The key a request is bucketed by: the policy's choice, falling back sensibly."""
-    user = request.get("user") if isinstance(request.get("user"), str) else None
+    user = request.user
     order = {
         "session": (session, user),
         "user": (user, session),

@@ -10,6 +10,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import SchemaError, ValidationError
 
+from shadowswitch.request import ChatView
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -27,32 +29,30 @@ class Call:
     arguments: Any = None
 
 
-def offered_tools(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    tools = {}
-    for tool in request.get("tools") or []:
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            tools[function["name"]] = function.get("parameters") or {"type": "object"}
-    return tools
-
-
 def check_answer(
-    request: dict[str, Any], message: dict[str, Any], allowed_actions: set[str] | None = None
+    request: ChatView, message: dict[str, Any], allowed_actions: set[str] | None = None
 ) -> Verdict:
     """Validate an assistant message against what the request offered."""
-    tool_calls = message.get("tool_calls") or []
-    if tool_calls:
-        return _check_tool_calls(offered_tools(request), tool_calls)
+    functions = called_functions(message)
+    if functions:
+        return _check_tool_calls({t.name: t.parameters for t in request.tools}, functions)
     content = message.get("content")
     if allowed_actions is not None:
         return _check_action(content, allowed_actions)
-    return _check_format(request.get("response_format"), content)
+    return _check_format(request.response_format, content)
 
 
-def _check_tool_calls(offered: dict[str, Any], tool_calls: list[Any]) -> Verdict:
+def called_functions(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `function` part of each tool call, or the legacy `function_call`, of a message."""
+    calls = message.get("tool_calls") or []
+    if not calls and isinstance(message.get("function_call"), dict):
+        return [message["function_call"]]
+    return [(call.get("function") or {}) if isinstance(call, dict) else {} for call in calls]
+
+
+def _check_tool_calls(offered: dict[str, Any], functions: list[dict[str, Any]]) -> Verdict:
     first = None
-    for call in tool_calls:
-        function = (call or {}).get("function") or {}
+    for function in functions:
         name = function.get("name")
         if name not in offered:
             return Verdict(False, f"tool {name!r} was not offered", name)
@@ -72,10 +72,10 @@ def _check_action(content: Any, allowed: set[str]) -> Verdict:
         parsed = json.loads(content) if isinstance(content, str) else None
     except json.JSONDecodeError as exc:
         return Verdict(False, f"content is not JSON: {exc}")
-    action = parsed.get("action") if isinstance(parsed, dict) else None
-    if action not in allowed:
+    if not isinstance(parsed, dict) or parsed.get("action") not in allowed:
+        action = parsed.get("action") if isinstance(parsed, dict) else None
         return Verdict(False, f"action {action!r} is not allowed", action)
-    return Verdict(True, None, action, parsed.get("action_input"))
+    return Verdict(True, None, parsed["action"], parsed.get("action_input"))
 
 
 def _check_format(response_format: Any, content: Any) -> Verdict:

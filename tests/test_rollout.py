@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from shadowswitch.request import ChatView
 from shadowswitch.rollout import RolloutView, bucket, choose_route, in_local_group, sticky_key
 
 keys = st.text(min_size=1, max_size=40)
@@ -50,10 +51,11 @@ def test_routes() -> None:
 
 
 def test_sticky_key_preference() -> None:
-    request = {"user": "u1", "messages": [{"role": "user", "content": "hi"}]}
+    body = {"user": "u1", "messages": [{"role": "user", "content": "hi"}]}
+    request = ChatView.parse(body)
     assert sticky_key(request, "s1", "session") == "s1"
     assert sticky_key(request, None, "session") == "u1"
     assert sticky_key(request, "s1", "user") == "u1"
     conversation = sticky_key(request, "s1", "conversation")
-    later = {**request, "messages": [*request["messages"], {"role": "assistant", "content": "yo"}]}
+    later = ChatView.parse({**body, "messages": [*body["messages"], {"role": "assistant", "content": "yo"}]})
     assert sticky_key(later, "s2", "conversation") == conversation

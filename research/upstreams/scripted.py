@@ -60,16 +60,16 @@ def create_upstream(delay_s: float = 0.0) -> FastAPI:
 
 
 def answer(body: dict[str, Any]) -> dict[str, Any]:
-    tools = body.get("tools") or []
-    choice = body.get("tool_choice")
+    legacy = not body.get("tools") and bool(body.get("functions"))
+    tools = [{"function": f} for f in body.get("functions") or []] if legacy else body.get("tools") or []
+    choice = body.get("function_call") if legacy else body.get("tool_choice")
     if tools and choice != "none":
         tool = _pick_tool(tools, choice, _last_user(body))
         arguments = {k: _value(s) for k, s in _required(tool).items()}
-        call = {
-            "id": f"call_{uuid.uuid4().hex[:12]}",
-            "type": "function",
-            "function": {"name": tool["name"], "arguments": json.dumps(arguments)},
-        }
+        function = {"name": tool["name"], "arguments": json.dumps(arguments)}
+        if legacy:
+            return {"role": "assistant", "content": None, "function_call": function}
+        call = {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function", "function": function}
         return {"role": "assistant", "content": None, "tool_calls": [call]}
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
@@ -91,7 +91,7 @@ def _last_user(body: dict[str, Any]) -> str:
 def _pick_tool(tools: list[dict[str, Any]], choice: Any, text: str) -> dict[str, Any]:
     functions = [t["function"] for t in tools]
     if isinstance(choice, dict):
-        forced = choice.get("function", {}).get("name")
+        forced = choice.get("function", {}).get("name") or choice.get("name")
         return next((f for f in functions if f["name"] == forced), functions[0])
     words = set(re.findall(r"[a-z]+", text.lower()))
 
@@ -119,7 +119,13 @@ def _value(schema: dict[str, Any]) -> Any:
 
 
 def _completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
-    reason = "tool_calls" if message.get("tool_calls") else "stop"
+    reason = (
+        "tool_calls"
+        if message.get("tool_calls")
+        else "function_call"
+        if message.get("function_call")
+        else "stop"
+    )
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
         "object": "chat.completion",
@@ -150,10 +156,14 @@ async def _sse(body: dict[str, Any], message: dict[str, Any]) -> Any:
         for start in range(0, len(arguments), 8):
             piece = {"index": i, "function": {"arguments": arguments[start : start + 8]}}
             yield chunk({"tool_calls": [piece]})
+    if message.get("function_call"):
+        call = message["function_call"]
+        yield chunk({"function_call": {"name": call["name"], "arguments": ""}})
+        yield chunk({"function_call": {"arguments": call["arguments"]}})
     for word in re.findall(r"\S+\s*", message.get("content") or ""):
         yield chunk({"content": word})
         await asyncio.sleep(0.2 if "drip" in str(body.get("model")) else 0)
-    yield chunk({}, "tool_calls" if message.get("tool_calls") else "stop")
+    yield chunk({}, _completion(body, message)["choices"][0]["finish_reason"])
     if (body.get("stream_options") or {}).get("include_usage"):
         usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
         yield f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\n"

@@ -8,8 +8,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from shadowswitch.api.deps import AppState, StateDep
-from shadowswitch.api.schemas import ChatRequest, parse_json, validated
+from shadowswitch.api.schemas import parse_json
 from shadowswitch.pipeline import Incoming, Reply
+from shadowswitch.request import ChatView
 
 router = APIRouter()
 
@@ -18,9 +19,8 @@ router = APIRouter()
 async def chat_completions(request: Request, state: StateDep) -> Response:
     raw = await request.body()
     data = parse_json(raw, state.settings.max_body_bytes)
-    validated(ChatRequest, data)  # checks shape; the original dict is forwarded as sent
     incoming = Incoming(
-        body=data,
+        request=ChatView.parse(data),  # one typed view for every step; the body is forwarded as sent
         task_header=request.headers.get("x-shadowswitch-task"),
         session=request.headers.get("x-shadowswitch-session"),
     )

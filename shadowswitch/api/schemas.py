@@ -39,6 +39,8 @@ class ChatRequest(BaseModel):
     messages: list[Message] = Field(min_length=1)
     tools: list[Tool] | None = None
     tool_choice: str | dict[str, Any] | None = None
+    functions: list[Function] | None = None  # the legacy spelling of `tools`
+    function_call: str | dict[str, Any] | None = None  # ... and of `tool_choice`
     response_format: dict[str, Any] | None = None
     stream: StrictBool | None = None
     user: str | None = None

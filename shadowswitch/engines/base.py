@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from shadowswitch.policy.models import Policy, Upstream
+from shadowswitch.request import ChatView
 
 ChoiceKind = Literal["tool", "no_tool", "action", "enum"]
 
@@ -44,7 +45,7 @@ class Choice:
 class LocalEngine(Protocol):
     """Chooses among candidates. CPU-bound: the pipeline awaits it off the event loop."""
 
-    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice: ...
+    async def decide(self, request: ChatView, policy: Policy) -> Choice: ...
 
     @property
     def ready(self) -> bool: ...
@@ -52,6 +53,9 @@ class LocalEngine(Protocol):
 
 class GenerativeEngine(Protocol):
     """The old path: an upstream LLM (LiteLLMEngine). Errors are `UpstreamError`s."""
+
+    async def warm_up(self) -> None:
+        """Pay one-off costs (imports, clients) at start-up rather than on the first request."""
 
     def upstream_model(self, request: dict[str, Any], upstream: Upstream) -> str: ...
 

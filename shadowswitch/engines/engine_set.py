@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from shadowswitch.engines.base import Choice, LocalEngine
 from shadowswitch.errors import EngineError
 from shadowswitch.policy.models import Policy
+from shadowswitch.request import ChatView
 
 
 class EngineSet:
@@ -24,7 +24,7 @@ class EngineSet:
     def ready(self) -> bool:
         return all(engine.ready for engine in self.engines.values())
 
-    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy) -> Choice:
         engine = self.engines.get(policy.engine.model)
         if engine is None:
             raise EngineError(f"no local engine loaded for model {policy.engine.model!r}")

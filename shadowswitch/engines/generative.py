@@ -14,8 +14,7 @@ _OWN = {"model", "messages", "stream", "metadata", "api_base", "api_key", "base_
 
 
 def _litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    import litellm  # after `stay_offline()` at start-up: its cost map then loads from disk
 
     litellm.suppress_debug_info = True
     return litellm

@@ -69,3 +69,26 @@ def upgrade(url: str, revision: str = "head") -> None:
 
 def is_current(engine: Engine) -> bool:
     return inspect(engine).has_table("alembic_version")
+
+
+def schema_problem(url: str) -> str | None:
+    """None when the database at `url` is at the code's schema; else what is wrong, in a sentence.
+
+    Read-only: commands that only read must not create or migrate a database behind a person's back.
+    """
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        return f"there is no database at {parsed.database!r}"
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    finally:
+        engine.dispose()
+    if current == head:
+        return None
+    return f"the database schema is at {current or 'nothing (empty)'}, this version needs {head}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 from sqlalchemy import Engine, delete
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from shadowswitch.store.tables import Decision, ToolCall
 
@@ -85,15 +85,15 @@ class DecisionStore:
             query = select(Decision).where(Decision.created_at >= start)
             if task_type:
                 query = query.where(Decision.task_type == task_type)
-            return list(session.exec(query.order_by(Decision.created_at)).all())
+            return list(session.exec(query.order_by(col(Decision.created_at))).all())
 
     def prune(self, before: datetime) -> int:
         with Session(self.engine) as session:
             old = select(Decision.id).where(Decision.created_at < before)
-            session.exec(delete(ToolCall).where(ToolCall.decision_id.in_(old)))  # type: ignore[call-overload, attr-defined]
-            result = session.exec(delete(Decision).where(Decision.created_at < before))  # type: ignore[call-overload]
+            session.execute(delete(ToolCall).where(col(ToolCall.decision_id).in_(old)))
+            result = session.execute(delete(Decision).where(col(Decision.created_at) < before))
             session.commit()
-            return int(result.rowcount or 0)
+            return int(getattr(result, "rowcount", 0) or 0)  # a DELETE's result is a CursorResult
 
 
 class DecisionRecorder:

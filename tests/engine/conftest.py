@@ -11,10 +11,31 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+class ParsingEngine:
+    """The real engine, given requests written as dicts: each is parsed into the typed view
+    exactly as the API does (`ChatView.parse`) before the engine sees it."""
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+
+    async def decide(self, request: dict[str, Any], policy: Any) -> Any:
+        from shadowswitch.request import ChatView
+
+        return await self._engine.decide(ChatView.parse(request), policy)
+
+    def decide_sync(self, request: dict[str, Any], policy: Any) -> Any:
+        from shadowswitch.request import ChatView
+
+        return self._engine.decide_sync(ChatView.parse(request), policy)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+
 @pytest.fixture(scope="session")
 def engine() -> Iterator[Any]:
     from shadowswitch.engines.local import create_engine
 
     built = create_engine()
-    yield built
+    yield ParsingEngine(built)
     built.close()

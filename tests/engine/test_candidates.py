@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, build_candidates, humanise
+from typing import Any
+
+import pytest
+
+from shadowswitch.engines.local.choice import candidates
+from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, CandidateSet, humanise
+from shadowswitch.errors import BadRequest
 from shadowswitch.policy.models import Policy
+from shadowswitch.request import ChatView
 from tests.engine.helpers import FLIGHT, TOOLS, WEATHER, ask
 
 POLICY = Policy(task_type="t")
+
+
+def build_candidates(request: dict[str, Any], policy: Policy) -> CandidateSet:
+    return candidates.build_candidates(ChatView.parse(request), policy)
 
 
 def ids(request: dict, policy: Policy = POLICY) -> list[str]:
@@ -63,9 +74,14 @@ def test_all_filtered_without_no_tool_abstains() -> None:
     assert cset.abstain_reason and not cset.candidates
 
 
-def test_malformed_and_duplicate_tools_are_ignored() -> None:
-    request = ask("hi", [{"type": "function"}, FLIGHT, FLIGHT, {"function": {"name": ""}}])
-    assert ids(request) == ["book_flight", NO_TOOL_ID]
+def test_a_tool_offered_twice_is_one_candidate() -> None:
+    assert ids(ask("hi", [FLIGHT, FLIGHT])) == ["book_flight", NO_TOOL_ID]
+
+
+def test_malformed_tools_never_reach_the_engine() -> None:
+    for tools in ([{"type": "function"}], [{"function": {"name": ""}}]):
+        with pytest.raises(BadRequest, match=r"tools\.0\.function"):
+            ChatView.parse(ask("hi", tools))
 
 
 def test_actions_and_schema_enum() -> None:

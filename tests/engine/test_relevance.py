@@ -190,6 +190,7 @@ def test_unrelated_tool_cases_offer_tools_of_other_cases_unrelated_to_the_questi
     from research.bfcl.data import load_cases
     from research.calibrate import UNRELATED, unrelated_tool_cases
     from shadowswitch.engines.local.choice.candidates import offered_tools
+    from shadowswitch.request import ChatView
 
     decider = engine.engine
     cases = load_cases("parallel_multiple", 12)
@@ -197,10 +198,10 @@ def test_unrelated_tool_cases_offer_tools_of_other_cases_unrelated_to_the_questi
     assert len(made) == 3 * len(cases) and all(not c.expects_call for c in made)  # 2 alone, 1 together
     for case in made:
         source = next(c for c in cases if case.id.endswith(c.id))
-        offered = offered_tools(case.request)
+        offered = offered_tools(ChatView.parse(case.request))
         assert len(offered) in (1, 2) and not any(t.id in source.name_map for t in offered)
         assert case.request["messages"] == source.request["messages"]
-        assert own[case.id] == [t.text for t in offered_tools(source.request)]
+        assert own[case.id] == [t.text for t in offered_tools(ChatView.parse(source.request))]
         vectors = decider.encoder.embed([*(t.text for t in offered), *own[case.id]])
         mine = vectors[len(offered) :]
         assert (

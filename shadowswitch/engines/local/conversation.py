@@ -1,68 +1,20 @@
-"""Read an OpenAI Chat Completions request: message text, the last user turn, calls already made."""
+"""What the engine reads of the conversation: the text to choose by, and where values come from."""
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
+
+from shadowswitch.request import ChatView
 
 
-def message_text(message: dict[str, Any]) -> str:
-    """The text of one message; content may be a string or a list of typed parts."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
+def query_text(request: ChatView) -> str:
+    """What the choice compares with the candidates: the last user turn, addresses by kind."""
+    return intent_text(request.last_user_text) or " "
 
 
-def messages(request: dict[str, Any]) -> list[dict[str, Any]]:
-    found = request.get("messages")
-    return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
-
-
-def last_user_text(request: dict[str, Any]) -> str:
-    """The turn the decision answers: the last user message (else the last message with text)."""
-    msgs = messages(request)
-    for msg in reversed(msgs):
-        if msg.get("role") == "user" and message_text(msg).strip():
-            return message_text(msg).strip()
-    for msg in reversed(msgs):
-        if message_text(msg).strip():
-            return message_text(msg).strip()
-    return ""
-
-
-def user_texts(request: dict[str, Any]) -> list[str]:
-    """Every user turn, newest first: where argument values are looked for."""
-    msgs = messages(request)
-    texts = [message_text(m) for m in reversed(msgs) if m.get("role") == "user"]
-    return [t for t in texts if t.strip()]
-
-
-def canonical_arguments(arguments: Any) -> str:
-    """One spelling for a set of arguments, so repeated calls compare equal."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError:
-            return arguments.strip()
-    return json.dumps(arguments, sort_keys=True, separators=(",", ":"))
-
-
-def previous_calls(request: dict[str, Any]) -> set[tuple[str, str]]:
-    """(tool name, canonical arguments) of every tool call the assistant already made."""
-    calls: set[tuple[str, str]] = set()
-    for msg in messages(request):
-        if msg.get("role") != "assistant":
-            continue
-        for call in msg.get("tool_calls") or []:
-            fn = call.get("function") if isinstance(call, dict) else None
-            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-                calls.add((fn["name"], canonical_arguments(fn.get("arguments", {}))))
-    return calls
+def value_text(request: ChatView) -> str:
+    """Where argument values come from: the last user turn with text."""
+    return request.user_texts[0] if request.user_texts else request.last_user_text
 
 
 ADDRESSES = (

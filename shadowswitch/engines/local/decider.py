@@ -17,13 +17,7 @@ from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
-from shadowswitch.engines.local.conversation import (
-    canonical_arguments,
-    intent_text,
-    last_user_text,
-    previous_calls,
-    user_texts,
-)
+from shadowswitch.engines.local.conversation import query_text, value_text
 from shadowswitch.engines.local.knowledge import places
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime.encoder import Encoder
@@ -33,13 +27,14 @@ from shadowswitch.engines.local.runtime.models import LoadedModels, default_cach
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.policy.models import Policy
+from shadowswitch.request import ChatView, canonical_arguments
 
 KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 
 
 @dataclass
 class Job:
-    request: dict[str, Any]
+    request: ChatView
     policy: Policy
 
 
@@ -78,7 +73,7 @@ class Decider:
         return choices
 
     def decide(
-        self, request: dict[str, Any], policy: Policy, query: Any = None, cset: CandidateSet | None = None
+        self, request: ChatView, policy: Policy, query: Any = None, cset: CandidateSet | None = None
     ) -> Choice:
         clock = Clock()
         if cset is None:
@@ -101,19 +96,19 @@ class Decider:
         reason = cset.abstain_reason or "no_candidates"
         return Choice(KIND_OF[policy.engine.candidates], None, abstain_reason=reason)  # type: ignore[arg-type]
 
-    def _rank(self, cands: list[Candidate], request: dict[str, Any], policy: Policy,
+    def _rank(self, cands: list[Candidate], request: ChatView, policy: Policy,
               query: Any) -> Ranking:  # fmt: skip
         cands = self.chooser.shortlist(query, cands, policy.engine.max_candidates)
         if len(cands) == 1:
             return Ranking(cands, [0.0], [1.0])
-        conversation = last_user_text(request)
+        conversation = request.last_user_text
         if policy.engine.scorer == "embedding":
             return self.chooser.embedding(query, cands, conversation)
         if policy.engine.scorer == "lm":
             return self.chooser.language_model(conversation, cands)
         return self.chooser.hybrid(query, conversation, cands)
 
-    def _complete(self, ranking: Ranking, request: dict[str, Any], policy: Policy) -> Choice:
+    def _complete(self, ranking: Ranking, request: ChatView, policy: Policy) -> Choice:
         order = ranking.order()
         best = ranking.candidates[order[0]]
         choice = self._fill(best, request, policy)
@@ -125,7 +120,7 @@ class Decider:
         choice.abstain_reason = choice.abstain_reason or _threshold_reason(choice, policy)
         return choice
 
-    def _fill(self, best: Candidate, request: dict[str, Any], policy: Policy) -> Choice:
+    def _fill(self, best: Candidate, request: ChatView, policy: Policy) -> Choice:
         if best.kind == "no_tool":
             return Choice("no_tool", None, fill_generative=True)
         if best.kind == "action":
@@ -134,7 +129,7 @@ class Decider:
             return enum_choice(best, request, self.filler)
         if policy.engine.arguments == "generative":
             return Choice("tool", best.id, fill_generative=True)
-        text = _value_text(request)
+        text = value_text(request)
         # The LM re-ranks close text values where the policy's scorer uses it (lm, hybrid):
         # about 110-210 ms per parameter asked on 2 cores, so `embedding` stays the fast encoder-only path.
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
@@ -142,7 +137,7 @@ class Decider:
         reason = None
         if not is_valid(args, best.parameters):
             reason = "invalid_arguments: no value satisfies the tool's schema"
-        elif (best.id, canonical_arguments(args)) in previous_calls(request):
+        elif (best.id, canonical_arguments(args)) in request.previous_calls:
             reason = "repeated_call: same tool and arguments as before"
         return Choice("tool", best.id, arguments=args, abstain_reason=reason)
 
@@ -172,17 +167,6 @@ class Decider:
     @property
     def ready(self) -> bool:
         return True
-
-
-def query_text(request: dict[str, Any]) -> str:
-    """What the choice compares with the candidates: the last user turn, addresses by kind."""
-    return intent_text(last_user_text(request)) or " "
-
-
-def _value_text(request: dict[str, Any]) -> str:
-    """Where argument values come from: the last user turn (earlier turns as context)."""
-    texts = user_texts(request)
-    return texts[0] if texts else last_user_text(request)
 
 
 def _threshold_reason(choice: Choice, policy: Policy) -> str | None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.decider import Decider, Job
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
 from shadowswitch.policy.models import Policy
+from shadowswitch.request import ChatView
 
 
 class ChoiceEngine:
@@ -24,10 +24,10 @@ class ChoiceEngine:
         self.engine = Decider(models)
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
-    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy) -> Choice:
         return await self.worker.submit(Job(request, policy))
 
-    def decide_sync(self, request: dict[str, Any], policy: Policy) -> Choice:
+    def decide_sync(self, request: ChatView, policy: Policy) -> Choice:
         """For scripts and benchmarks: the same decision on the caller's thread."""
         return self._run([Job(request, policy)])[0]
 

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.slots import content_of, pattern_values, render, slot_schema
 from shadowswitch.engines.local.choice.candidates import Candidate, response_schema
-from shadowswitch.engines.local.conversation import last_user_text, user_texts
 from shadowswitch.engines.local.schema import find_enum_property, is_valid
 from shadowswitch.policy.models import Action
+from shadowswitch.request import ChatView
 
 
-def action_choice(cand: Candidate, request: dict[str, Any], filler: ArgumentFiller) -> Choice:
+def action_choice(cand: Candidate, request: ChatView, filler: ArgumentFiller) -> Choice:
     action: Action = cand.value
-    texts = user_texts(request) or [last_user_text(request)]
+    texts = request.user_texts or [request.last_user_text]
     values = pattern_values(action, texts)
     missing = [n for n, s in action.slots.items() if s.pattern and s.required and n not in values]
     if missing and action.fill != "generative":
@@ -33,13 +32,13 @@ def action_choice(cand: Candidate, request: dict[str, Any], filler: ArgumentFill
                   content=content_of(render(action.output, values)))  # fmt: skip
 
 
-def enum_choice(cand: Candidate, request: dict[str, Any], filler: ArgumentFiller) -> Choice:
+def enum_choice(cand: Candidate, request: ChatView, filler: ArgumentFiller) -> Choice:
     """The enum property set to the chosen value; other required properties filled too."""
     schema = response_schema(request) or {}
     prop = (find_enum_property(schema) or ("", []))[0]
     others = {k: v for k, v in (schema.get("properties") or {}).items() if k != prop}
     sub = {"type": "object", "properties": others,
            "required": [r for r in schema.get("required") or [] if r in others]}  # fmt: skip
-    obj = {prop: cand.value, **filler.fill(sub, last_user_text(request))}
+    obj = {prop: cand.value, **filler.fill(sub, request.last_user_text)}
     reason = None if is_valid(obj, schema) else "invalid: could not fill the response schema"
     return Choice("enum", cand.id, arguments=obj, content=json.dumps(obj), abstain_reason=reason)

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shadowswitch.engines.base import ChoiceKind
-from shadowswitch.engines.local.conversation import previous_calls
 from shadowswitch.engines.local.schema import find_enum_property, normalise
 from shadowswitch.policy.models import Action, Policy
+from shadowswitch.request import ChatView, OfferedTool
 
 NO_TOOL_ID = "__no_tool__"
 NO_TOOL_TEXT = "answer directly: reply in plain text without calling any tool"
@@ -43,7 +43,7 @@ def no_tool_candidate() -> Candidate:
     return Candidate(NO_TOOL_ID, "no_tool", NO_TOOL_TEXT)
 
 
-def build_candidates(request: dict[str, Any], policy: Policy) -> CandidateSet:
+def build_candidates(request: ChatView, policy: Policy) -> CandidateSet:
     kind = policy.engine.candidates
     if kind == "actions":
         return CandidateSet([action_candidate(a) for a in policy.actions])
@@ -57,36 +57,26 @@ def action_candidate(action: Action) -> Candidate:
     return Candidate(action.id, "action", text, tuple(action.examples), value=action)
 
 
-def offered_tools(request: dict[str, Any]) -> list[Candidate]:
-    """Every well-formed function in `tools` (or legacy `functions`), first spelling wins."""
-    raw = request.get("tools") or [{"function": f} for f in request.get("functions") or []]
-    seen: dict[str, Candidate] = {}
-    for tool in raw if isinstance(raw, list) else []:
-        fn = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(fn, dict):
-            continue
-        name = fn.get("name")
-        if not isinstance(name, str) or not name or name in seen:
-            continue
-        description = str(fn.get("description") or "").strip()
-        text = f"{humanise(name)}: {description}" if description else humanise(name)
-        params = normalise(fn.get("parameters") or {"type": "object", "properties": {}})
-        seen[name] = Candidate(name, "tool", text, parameters=params)
-    return list(seen.values())
+def offered_tools(request: ChatView) -> list[Candidate]:
+    return [tool_candidate(t) for t in request.tools]
 
 
-def tool_candidates(request: dict[str, Any], allow_no_tool: bool) -> CandidateSet:
+def tool_candidate(tool: OfferedTool) -> Candidate:
+    text = f"{humanise(tool.name)}: {tool.description}" if tool.description else humanise(tool.name)
+    return Candidate(tool.name, "tool", text, parameters=normalise(tool.parameters))
+
+
+def tool_candidates(request: ChatView, allow_no_tool: bool) -> CandidateSet:
     tools = offered_tools(request)
-    choice = request.get("tool_choice")
-    if choice == "none" or (not tools and allow_no_tool and choice in (None, "auto")):
+    mode = request.tool_mode
+    if mode == "none" or (not tools and allow_no_tool and mode == "auto"):
         return CandidateSet([], forced=no_tool_candidate())
-    forced_name = _forced_tool_name(choice)
-    if forced_name is not None:
-        tools = [t for t in tools if t.id == forced_name]
+    if request.forced_tool is not None:
+        tools = [t for t in tools if t.id == request.forced_tool]
         if not tools:
-            return CandidateSet([], [(forced_name, "not_offered")], None, "forced tool not offered")
+            return CandidateSet([], [(request.forced_tool, "not_offered")], None, "forced tool not offered")
     kept, dropped = _drop_repeated(tools, request)
-    with_no_tool = allow_no_tool and choice in (None, "auto")
+    with_no_tool = allow_no_tool and mode == "auto"
     result = CandidateSet(kept + ([no_tool_candidate()] if with_no_tool else []), dropped)
     if not kept:
         result.abstain_reason = "no_candidates: every tool was filtered"
@@ -95,28 +85,18 @@ def tool_candidates(request: dict[str, Any], allow_no_tool: bool) -> CandidateSe
     return result
 
 
-def _forced_tool_name(choice: Any) -> str | None:
-    if isinstance(choice, dict):
-        fn = choice.get("function")
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            return str(fn["name"])
-        if isinstance(choice.get("name"), str):
-            return str(choice["name"])
-    return None
-
-
 def _drop_repeated(
-    tools: list[Candidate], request: dict[str, Any]
+    tools: list[Candidate], request: ChatView
 ) -> tuple[list[Candidate], list[tuple[str, str]]]:
     """A tool without parameters that was already called would repeat the same call exactly."""
-    done = {name for name, args in previous_calls(request) if args in ("{}", "")}
+    done = {name for name, args in request.previous_calls if args in ("{}", "")}
     kept = [t for t in tools if not (t.id in done and not t.parameters.get("properties"))]
     dropped = [(t.id, "repeated_call") for t in tools if t not in kept]
     return kept, dropped
 
 
-def response_schema(request: dict[str, Any]) -> dict[str, Any] | None:
-    fmt = request.get("response_format")
+def response_schema(request: ChatView) -> dict[str, Any] | None:
+    fmt = request.response_format
     if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
         return None
     spec = fmt.get("json_schema")
@@ -124,7 +104,7 @@ def response_schema(request: dict[str, Any]) -> dict[str, Any] | None:
     return normalise(schema) if isinstance(schema, dict) else None
 
 
-def enum_candidates(request: dict[str, Any]) -> CandidateSet:
+def enum_candidates(request: ChatView) -> CandidateSet:
     schema = response_schema(request)
     found = find_enum_property(schema) if schema else None
     if schema is None or found is None:
