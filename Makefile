@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"
 	touch $@
 
-test: install test-sqlite test-postgres
+test: install lint test-sqlite test-postgres
 
 test-sqlite: install
 	$(PY) -m pytest -q
@@ -34,6 +34,7 @@ test-postgres: install
 lint: install
 	$(VENV)/bin/ruff check shadowswitch research tests
 	$(VENV)/bin/ruff format --check shadowswitch research tests
+	$(VENV)/bin/mypy
 
 serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db

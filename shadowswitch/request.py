@@ -135,10 +135,11 @@ def message_text(message: dict[str, Any]) -> str:
 def canonical_arguments(arguments: Any) -> str:
     """One spelling for a set of arguments, so repeated calls compare equal."""
     if isinstance(arguments, str):
+        text = arguments.strip()
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = json.loads(text) if text else {}
         except json.JSONDecodeError:
-            return arguments.strip()
+            return text
     return json.dumps(arguments, sort_keys=True, separators=(",", ":"))
 
 
