@@ -185,57 +185,68 @@ def report(
     as_json: Annotated[bool, typer.Option("--json", help="The JSON the API serves")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Compare the local and generative paths per task type: speed, validity, success, agreement."""
-    from shadowswitch.report import build_report
+    """Compare the local and generative paths per task type, with intervals and a verdict."""
+    from shadowswitch.report import build_report, rollout_modes
     from shadowswitch.store.tables import utcnow
 
     window = parse_age(since)
-    _, decisions = _stores(db)
+    rollouts, decisions = _stores(db)
     until = utcnow()
-    result = build_report(decisions.since(until - window, task), until - window, until)
+    rows = decisions.since(until - window, task)
+    result = build_report(rows, until - window, until, rollout_modes(rollouts.list()))
     if as_json:
         print(json.dumps(result, indent=2))
         return
-    _print_report(result)
+    if not result["task_types"]:
+        console.print(f"no decisions since {result['since'][:19]}")
+    for entry in result["task_types"]:
+        console.print(report_table(entry))
+        console.print(verdict_line(entry))
 
 
-def _print_report(result: dict[str, Any]) -> None:
+def report_table(entry: dict[str, Any]) -> Table:
+    title = f"{entry['task_type']} — {entry['mode']} {entry['percent']:g}%"
     table = Table(
-        "task type",
-        "path",
-        "requests",
-        "p50 ms",
-        "p95 ms",
-        "valid",
-        "success",
-        "agree",
-        "abstain",
-        title=f"since {result['since'][:19]}",
+        "path", "requests", "p50 ms", "p95 ms", "p99 ms", "valid", "success", "abstain", title=title
     )
-    for task in result["task_types"]:
-        for path, s in task["paths"].items():
-            table.add_row(
-                task["task_type"],
-                path,
-                str(s["requests"]),
-                _num(s["latency_ms"]["p50"]),
-                _num(s["latency_ms"]["p95"]),
-                _share(s["valid_rate"]),
-                _share(s["success_rate"]),
-                _share(s["agreement_rate"]),
-                _share(s["abstain_rate"]),
-            )
-        if task["speedup"]:
-            table.add_row(task["task_type"], f"[bold]local is {task['speedup']:g}× faster (p50)[/bold]")
-    console.print(table if result["task_types"] else "no decisions in this window")
+    for path, s in entry["paths"].items():
+        latency = s["latency_ms"]
+        table.add_row(
+            path,
+            str(s["requests"]),
+            *(_num(latency[p]) for p in ("p50", "p95", "p99")),
+            _rate(s["valid"]),
+            _rate(s["success"]),
+            _rate(s["abstain"]) + _reasons(s["abstain_reasons"]),
+        )
+    return table
+
+
+def verdict_line(entry: dict[str, Any]) -> str:
+    pairs, verdict = entry["comparison"], entry["verdict"]
+    colour = {"safe": "green", "worse": "red"}.get(verdict["kind"], "yellow")
+    same = f"same tool {_rate(pairs['same_tool'])}, same call {_rate(pairs['same_call'])}"
+    facts = [f"pairs {pairs['pairs']}: {same}"]
+    if entry["speedup"]:
+        facts.append(f"local {entry['speedup']:g}× faster (p50)")
+    saved = entry["saving"]["usd_per_day"]
+    facts.append(f"${saved:,.2f}/day saved" if saved is not None else "saving unknown")
+    return f"{'; '.join(facts)}\n[{colour}]{verdict['text']}[/{colour}]\n"
+
+
+def _rate(figure: dict[str, Any]) -> str:
+    if not figure["n"]:
+        return "–"
+    low, high = figure["ci95"]
+    return f"{figure['rate']:.0%} [{low:.0%}–{high:.0%}] of {figure['n']}"
+
+
+def _reasons(reasons: dict[str, int]) -> str:
+    return (" " + ", ".join(f"{k} {v}" for k, v in reasons.items())) if reasons else ""
 
 
 def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:,.1f}"
-
-
-def _share(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0%}"
 
 
 @db_app.command("upgrade")

@@ -1,16 +1,21 @@
-"""The comparison of both paths per task type: speed, validity, success, agreement. Pure."""
+"""The comparison of both paths per task type: speed, validity, success, agreement, money, verdict. Pure."""
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from shadowswitch.store.tables import Decision
+from shadowswitch.answers import call_of
+from shadowswitch.pricing import price_per_token
+from shadowswitch.stats import Rate, difference, percentiles, rate
+from shadowswitch.store.tables import Decision, Rollout
+from shadowswitch.verdict import Counts, Evidence, judge
 
 PATHS = ("local", "generative", "fallback")
+NO_TOOL = "__no_tool__"
 
 
 def parse_since(text: str) -> timedelta:
@@ -22,35 +27,98 @@ def parse_since(text: str) -> timedelta:
     return timedelta(**{unit: float(match.group(1))})
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile; None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
-    return round(ordered[rank], 3)
-
-
-def _rate(hits: int, total: int) -> float | None:
-    return round(hits / total, 4) if total else None
-
-
 def path_stats(rows: list[Decision]) -> dict[str, Any]:
+    """One path's figures; every rate with its 95% interval."""
     latencies = [r.latency_ms for r in rows if r.status_code < 400]
     judged = [r for r in rows if r.success is not None]
-    compared = [r for r in rows if r.agreement is not None]
+    abstained = [r.abstain_reason for r in rows if r.abstain_reason]
     return {
         "requests": len(rows),
         "errors": sum(1 for r in rows if r.status_code >= 400),
-        "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
-        "valid_rate": _rate(sum(1 for r in rows if r.valid), len(rows)),
-        "success_rate": _rate(sum(1 for r in judged if r.success), len(judged)),
-        "judged": len(judged),
-        "agreement_rate": _rate(sum(1 for r in compared if r.agreement), len(compared)),
-        "compared": len(compared),
-        "abstain_rate": _rate(sum(1 for r in rows if r.abstain_reason), len(rows)),
-        "completion_tokens": sum(r.completion_tokens or 0 for r in rows),
+        "latency_ms": percentiles(latencies),
+        "valid": rate(sum(1 for r in rows if r.valid), len(rows)).json(),
+        "success": rate(sum(1 for r in judged if r.success), len(judged)).json(),
+        "abstain": rate(len(abstained), len(rows)).json(),
+        "abstain_reasons": dict(Counter(reason_kind(r) for r in abstained).most_common()),
+        "tokens": {
+            "prompt": sum(r.prompt_tokens or 0 for r in rows),
+            "completion": sum(r.completion_tokens or 0 for r in rows),
+        },
     }
+
+
+def reason_kind(reason: str) -> str:
+    """`missing_value:city` → `missing_value`, `low_confidence 0.41 < 0.5` → `low_confidence`."""
+    return re.split(r"[\s:]", reason, maxsplit=1)[0]
+
+
+def pair_stats(rows: list[Decision]) -> dict[str, Any]:
+    """Requests both paths answered (shadow runs, canary comparisons): do they choose alike?"""
+    pairs = [r for r in rows if r.agreement is not None]
+    same_tool = sum(1 for r in pairs if tool_agreement(r))
+    return {
+        "pairs": len(pairs),
+        "same_tool": rate(same_tool, len(pairs)).json(),
+        "same_call": rate(sum(1 for r in pairs if r.agreement), len(pairs)).json(),
+    }
+
+
+def tool_agreement(row: Decision) -> bool:
+    """Did both paths pick the same tool or action (arguments aside)? From the stored pair."""
+    if row.agreement:
+        return True
+    shadow = row.shadow if isinstance(row.shadow, dict) else {}
+    if shadow.get("path") == "local":  # shadow mode: the record is generative's, the shadow local's
+        local = shadow.get("name") if shadow.get("kind") != "no_tool" else None
+        return local == row.chosen
+    other = call_of(shadow.get("message") or {}).name  # a canary comparison: the shadow is generative's
+    return other == (None if row.chosen == NO_TOOL else row.chosen)
+
+
+def saving(rows: list[Decision], days: float) -> dict[str, Any]:
+    """Upstream money the local answers saved, at the mean price of this task type's upstream calls
+    (LiteLLM's price map); "unknown" without a price or without a priced upstream call to go by."""
+    priced = [(r, price_per_token(r.upstream_model)) for r in rows if r.path != "local" and r.prompt_tokens]
+    costs = [p[0] * (r.prompt_tokens or 0) + p[1] * (r.completion_tokens or 0) for r, p in priced if p]
+    local = sum(1 for r in rows if r.path == "local")
+    if not costs:
+        return {"usd": None, "usd_per_day": None, "note": "unknown: no priced upstream call in the window"}
+    usd = local * sum(costs) / len(costs)
+    return {"usd": round(usd, 6), "usd_per_day": round(usd / days, 4) if days else None, "note": None}
+
+
+def task_report(
+    task_type: str, rows: list[Decision], days: float, rollout: tuple[str, float]
+) -> dict[str, Any]:
+    by_path: dict[str, list[Decision]] = defaultdict(list)
+    for row in rows:
+        by_path[row.path].append(row)
+    paths = {p: path_stats(by_path[p]) for p in PATHS if by_path[p]}
+    pairs = pair_stats(rows)
+    local, generative = _success(by_path["local"]), _success(by_path["generative"])
+    evidence = Evidence(
+        Counts(pairs["same_call"]["hits"], pairs["pairs"]),
+        Counts(local.hits, local.total),
+        Counts(generative.hits, generative.total),
+        *rollout,
+    )
+    return {
+        "task_type": task_type,
+        "mode": rollout[0],
+        "percent": rollout[1],
+        "paths": paths,
+        "comparison": pairs,
+        "success_difference": difference(local, generative),
+        "speedup": _speedup(paths),
+        "saving": saving(rows, days),
+        "shadow_runs": shadow_stats(rows),
+        "verdict": judge(evidence).json(),
+    }
+
+
+def _success(rows: list[Decision]) -> Rate:
+    judged = [r for r in rows if r.success is not None]
+    return rate(sum(1 for r in judged if r.success), len(judged))
 
 
 def shadow_stats(rows: list[Decision]) -> dict[str, Any]:
@@ -60,30 +128,28 @@ def shadow_stats(rows: list[Decision]) -> dict[str, Any]:
         shadow = row.shadow if isinstance(row.shadow, dict) else None
         if shadow and isinstance(shadow.get("latency_ms"), int | float):
             runs[str(shadow.get("path"))].append(float(shadow["latency_ms"]))
-    return {
-        path: {"runs": len(v), "latency_ms": {"p50": percentile(v, 50), "p95": percentile(v, 95)}}
-        for path, v in sorted(runs.items())
-    }
+    return {path: {"runs": len(v), "latency_ms": percentiles(v)} for path, v in sorted(runs.items())}
 
 
-def build_report(rows: Iterable[Decision], since: datetime, until: datetime) -> dict[str, Any]:
-    """Per task type, per path; plus the local/generative speed-up where both served."""
-    grouped: dict[str, dict[str, list[Decision]]] = defaultdict(lambda: defaultdict(list))
+def build_report(
+    rows: Iterable[Decision],
+    since: datetime,
+    until: datetime,
+    rollouts: Mapping[str, tuple[str, float]] | None = None,
+) -> dict[str, Any]:
+    """Per task type: each path's figures, the paired comparison, and the verdict."""
+    grouped: dict[str, list[Decision]] = defaultdict(list)
     for row in rows:
-        grouped[row.task_type][row.path].append(row)
-    tasks = []
-    for task_type in sorted(grouped):
-        paths = {p: path_stats(grouped[task_type][p]) for p in PATHS if grouped[task_type][p]}
-        every = [r for p in PATHS for r in grouped[task_type][p]]
-        tasks.append(
-            {
-                "task_type": task_type,
-                "paths": paths,
-                "shadow_runs": shadow_stats(every),
-                "speedup": _speedup(paths),
-            }
-        )
+        grouped[row.task_type].append(row)
+    days = (until - since).total_seconds() / 86400
+    known = rollouts or {}
+    tasks = [task_report(t, grouped[t], days, known.get(t, ("off", 0.0))) for t in sorted(grouped)]
     return {"since": since.isoformat(), "until": until.isoformat(), "task_types": tasks}
+
+
+def rollout_modes(rows: Iterable[Rollout]) -> dict[str, tuple[str, float]]:
+    """task type → (mode, percent) of the live rollouts, for the verdict's advice."""
+    return {r.task_type: (r.mode, r.percent) for r in rows}
 
 
 def _speedup(paths: dict[str, Any]) -> float | None:

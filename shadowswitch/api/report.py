@@ -9,7 +9,7 @@ from fastapi import APIRouter
 
 from shadowswitch.api.deps import StateDep
 from shadowswitch.errors import BadRequest
-from shadowswitch.report import build_report, parse_since
+from shadowswitch.report import build_report, parse_since, rollout_modes
 from shadowswitch.store.tables import utcnow
 
 router = APIRouter(prefix="/v1/shadowswitch")
@@ -24,4 +24,5 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     await state.recorder.flush()
     until = utcnow()
     rows = await anyio.to_thread.run_sync(state.decisions.since, until - window, task or None)
-    return build_report(rows, until - window, until)
+    rollouts = await anyio.to_thread.run_sync(state.rollouts.list)
+    return build_report(rows, until - window, until, rollout_modes(rollouts))
