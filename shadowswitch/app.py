@@ -12,9 +12,10 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from shadowswitch.api import admin, chat, health, report
+from shadowswitch.api import admin, chat, dashboard, health, report
 from shadowswitch.api.deps import AppState
 from shadowswitch.engines.base import LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
@@ -82,8 +83,9 @@ def create_app(
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    for module in (chat, admin, report, health):
+    for module in (chat, admin, report, health, dashboard):
         app.include_router(module.router)
+    app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     _install_error_handlers(app)
     return app
 

@@ -1,0 +1,131 @@
+"""GET /dashboard and /dashboard/{task}: the comparison, served by the proxy itself, read-only.
+
+When an admin token is set the pages need it: sent once through a login form and kept in an
+HttpOnly cookie, or as a bearer header; never in a URL. Every page carries a strict CSP (no
+inline script, no framing); the charts are uPlot and the refresh htmx, vendored in the package.
+"""
+
+from __future__ import annotations
+
+import hmac
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import anyio
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from shadowswitch.api.deps import AppState, StateDep
+from shadowswitch.dashboard import series
+from shadowswitch.errors import NotFound
+from shadowswitch.report import build_report, parse_since, rollout_modes
+from shadowswitch.store.rollouts import rollout_json
+from shadowswitch.store.tables import Decision, utcnow
+
+HERE = Path(__file__).resolve().parents[1] / "dashboard"
+COOKIE = "shadowswitch_admin"
+WINDOW = "24h"
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+router = APIRouter(prefix="/dashboard", include_in_schema=False)
+templates = Jinja2Templates(directory=HERE / "templates")
+
+
+def signed_in(request: Request, state: AppState) -> bool:
+    token = state.settings.admin_token
+    if not token:
+        return True
+    scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+    given = request.cookies.get(COOKIE) or (bearer.strip() if scheme.lower() == "bearer" else "")
+    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+
+
+def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    response = templates.TemplateResponse(request, name, context, status_code=status)
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+@router.get("/login")
+async def login_form(request: Request) -> HTMLResponse:
+    return page(request, "login.html")
+
+
+@router.post("/login")
+async def login(request: Request, state: StateDep) -> Response:
+    given = (parse_qs((await request.body()).decode("utf-8", "replace")).get("token") or [""])[0]
+    token = state.settings.admin_token
+    if not token or not hmac.compare_digest(given.encode(), token.encode()):
+        return page(request, "login.html", 401, error="That is not the admin token.")
+    response = RedirectResponse("/dashboard", status_code=303)
+    secure = request.url.scheme == "https"
+    response.set_cookie(COOKIE, given, httponly=True, samesite="strict", secure=secure, path="/dashboard")
+    return response
+
+
+@router.get("")
+async def overview(request: Request, state: StateDep) -> Response:
+    if not signed_in(request, state):
+        return page(request, "login.html", 401)
+    report, rollouts, _ = await _report(state, None)
+    rows = [
+        {**t, "breaker": rollouts.get(t["task_type"], {}).get("breaker", {})} for t in report["task_types"]
+    ]
+    fragment = request.headers.get("hx-request") == "true"
+    return page(request, "overview_rows.html" if fragment else "overview.html", rows=rows, report=report)
+
+
+@router.get("/{task}")
+async def task_page(request: Request, task: str, state: StateDep) -> Response:
+    if not signed_in(request, state):
+        return page(request, "login.html", 401)
+    data = await _task_data(state, task)
+    return page(request, "task.html", task=task, entry=data["entry"], data=data)
+
+
+@router.get("/{task}/data")
+async def task_data(request: Request, task: str, state: StateDep) -> Response:
+    if not signed_in(request, state):
+        return JSONResponse({"error": {"message": "sign in at /dashboard/login"}}, status_code=401)
+    response = JSONResponse(await _task_data(state, task))
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+async def _report(state: AppState, task: str | None) -> tuple[dict[str, Any], dict[str, Any], list[Decision]]:
+    """The report of the window, the rollouts by task type, and the decision rows it was made of."""
+    await state.recorder.flush()
+    until = utcnow()
+    since = until - parse_since(WINDOW)
+    rows = await anyio.to_thread.run_sync(state.decisions.since, since, task)
+    rollout_rows = await anyio.to_thread.run_sync(state.rollouts.list)
+    report = build_report(rows, since, until, rollout_modes(rollout_rows))
+    return report, {r.task_type: rollout_json(r) for r in rollout_rows}, rows
+
+
+async def _task_data(state: AppState, task: str) -> dict[str, Any]:
+    report, rollouts, rows = await _report(state, task)
+    if task not in rollouts and not report["task_types"]:
+        raise NotFound(f"no task type {task!r}", param="task")
+    since, until = datetime.fromisoformat(report["since"]), datetime.fromisoformat(report["until"])
+    events = await anyio.to_thread.run_sync(lambda: state.rollouts.audit(task, limit=200))
+    entry = report["task_types"][0] if report["task_types"] else None
+    return {
+        "entry": entry,
+        "rollout": rollouts.get(task),
+        "series": series.time_series(rows, since, until),
+        "latency": series.latency_histogram(rows),
+        "rollout_history": series.rollout_history(events, since),
+        "disagreements": series.disagreements(rows),
+    }

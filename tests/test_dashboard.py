@@ -1,0 +1,108 @@
+"""The comparison dashboard in a real headless browser (Debian's chromium through Playwright).
+
+A shadow run through the real proxy with the real engine gives the pages data; every page must
+load with no console error and no failed request, draw its charts, and keep the token.
+Screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+TOKEN = "s3cret-dashboard-token"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if CHROMIUM is None:
+        pytest.fail("chromium is not installed: apt-get install -y chromium (make install does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Watched:
+    """A page that remembers console errors and failed requests."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(viewport={"width": 1366, "height": 900})
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"{r.status}: {r.url}"))
+
+    def open(self, url: str) -> Any:
+        self.page.goto(url, wait_until="networkidle")
+        return self.page
+
+
+def shadow_traffic(url: str) -> None:
+    from tests.test_local_path import ask, wait_for
+
+    for text in ["What's the weather like in Lisbon today?", "Book a hotel room in Paris for 2 nights"] * 2:
+        raw = ask(url, text)
+        wait_for(url, raw.headers["x-shadowswitch-decision-id"], "agreement")
+
+
+def test_pages_load_draw_their_charts_and_keep_the_token(proxy: Any, local_engine: Any, browser: Any) -> None:
+    from tests.test_local_path import policy
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    url = proxy({**policy(), "rollout": {"mode": "shadow"}}, local_factory=lambda: local_engine, admin_token=TOKEN)
+    shadow_traffic(url)
+
+    anonymous = Watched(browser)
+    page = anonymous.page
+    response = page.goto(url + "/dashboard/pick_tool")
+    assert response.status == 401 and page.locator("input[name=token]").count() == 1
+    assert "s3cret" not in page.content()
+    assert httpx.get(url + "/dashboard/pick_tool/data").status_code == 401
+    page.fill("input[name=token]", "wrong")
+    page.click("button[type=submit]")
+    assert "not the admin token" in page.content()
+
+    signed = Watched(browser)
+    page = signed.open(url + "/dashboard/login")
+    page.fill("input[name=token]", TOKEN)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
+    assert page.url.endswith("/dashboard") and TOKEN not in page.url
+    row = page.locator("#overview-rows tr", has_text="pick_tool")
+    assert row.count() == 1 and "shadow" in row.inner_text() and "4" in row.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "dashboard-overview.png"), full_page=True)
+
+    page = signed.open(url + "/dashboard/pick_tool")
+    for chart in ("latency", "agreement", "success", "rollout"):
+        canvas = page.locator(f"#chart-{chart} canvas")
+        assert canvas.count() == 1 and canvas.bounding_box()["width"] > 300, chart
+    assert page.locator("table.diff tr").count() == 5  # a header and the 4 disagreeing calls
+    assert "get_weather" in page.locator("table.diff").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "dashboard-task.png"), full_page=True)
+    headers = httpx.get(url + "/dashboard/login").headers
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert "unsafe-inline" not in headers["content-security-policy"]
+    assert signed.problems == []
+    assert anonymous.problems and all("401" in p for p in anonymous.problems), anonymous.problems
+
+
+def test_an_empty_dashboard_says_so(proxy: Any, browser: Any) -> None:
+    url = proxy()
+    watched = Watched(browser)
+    page = watched.open(url + "/dashboard")
+    assert "No decisions in the last 24 hours yet" in page.content()
+    assert watched.problems == []
