@@ -68,5 +68,10 @@ def call_of(message: dict[str, Any]) -> Call:
     return Call(None, None)
 
 
+def same_tool(local: dict[str, Any], generative: dict[str, Any]) -> bool:
+    """The same tool or action chosen (or both answered in text), whatever the arguments."""
+    return call_of(local).name == call_of(generative).name
+
+
 def same_call(local: dict[str, Any], generative: dict[str, Any]) -> bool:
     return agree(call_of(local), call_of(generative))

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from shadowswitch.store.tables import Decision, Rollout
+
+
+def reason_kind(reason: str) -> str:
+    """`missing_value:city` → `missing_value`, `low_confidence 0.41 < 0.5` → `low_confidence`."""
+    return re.split(r"[\s:]", reason, maxsplit=1)[0]
+
 
 BREAKER_STATES = ("closed", "open", "half_open")
 BREAKER_EVENTS = ("trip", "reprobe", "restore")
@@ -67,12 +74,37 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.abstains = Counter(
+            "shadowswitch_abstains",
+            "Local decisions handed to the generative path, by reason (missing_value, low_confidence...)",
+            ["task_type", "reason"],
+            registry=self.registry,
+        )
+        self.pairs = Counter(
+            "shadowswitch_pairs",
+            "Requests both paths answered (shadow runs, canary comparisons), by agreement level",
+            ["task_type", "level", "agree"],
+            registry=self.registry,
+        )
+        self.comparisons_skipped = Counter(
+            "shadowswitch_comparisons_skipped",
+            "Shadow or comparison runs skipped because too many were in flight",
+            ["task_type"],
+            registry=self.registry,
+        )
+
     def observe(self, decision: Decision) -> None:
         labels = (decision.task_type, decision.path)
         self.requests.labels(*labels, str(decision.status_code)).inc()
         self.latency.labels(*labels).observe(decision.latency_ms / 1000)
         if decision.valid is False:
             self.invalid.labels(*labels).inc()
+        if decision.abstain_reason:
+            self.abstains.labels(decision.task_type, reason_kind(decision.abstain_reason)).inc()
+
+    def observe_pair(self, task_type: str, same_tool: bool, same_call: bool) -> None:
+        self.pairs.labels(task_type, "tool", str(same_tool).lower()).inc()
+        self.pairs.labels(task_type, "call", str(same_call).lower()).inc()
 
     def refresh_rollouts(self, rows: Iterable[Rollout]) -> None:
         """Set the state gauges from this replica's live view (every label value, so none goes stale)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from shadowswitch import openai_format as wire
-from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local_message, same_call
+from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local_message, same_call, same_tool
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.errors import ShadowswitchError, UpstreamError
@@ -31,7 +31,7 @@ from shadowswitch.store.tables import Decision
 from shadowswitch.validate import check_answer
 
 log = logging.getLogger(__name__)
-MAX_BACKGROUND = 32  # shadow/compare runs beyond this are skipped, not queued without end
+MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
 
 
 class OutcomeSink(Protocol):
@@ -103,6 +103,7 @@ class Pipeline:
         self.outcomes = outcomes
         self.metrics = metrics
         self._background: set[asyncio.Task[None]] = set()
+        self._comparisons: set[asyncio.Task[None]] = set()
 
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
@@ -171,7 +172,7 @@ class Pipeline:
         pending = bool(message.get("tool_calls"))
         self._local_event(policy, ctx.decision.id, "pending" if pending else "valid")
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
-            self._spawn(self._compare_generative(ctx, choice))
+            self._compare(ctx, "generative", self._compare_generative(ctx, choice))
         return self._finish(ctx, body)
 
     def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
@@ -228,7 +229,7 @@ class Pipeline:
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
         if ctx.route == "shadow" and ctx.policy is not None and self.local is not None:
-            self._spawn(self._shadow_local(ctx, ctx.policy, message))
+            self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
 
     # -- background comparisons ----------------------------------------------------------
 
@@ -241,7 +242,9 @@ class Pipeline:
             self.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
             return
         shadow = {**choice_json(choice), "latency_ms": _ms_since(started)}
-        agreement = None if choice.abstain_reason else same_call(local_message(choice), served)
+        agreement = None
+        if not choice.abstain_reason:
+            agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), served)
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and policy.breaker.count_disagreement:
             await self._outcome(policy, ctx.decision.id, "disagree")
@@ -254,22 +257,42 @@ class Pipeline:
             self.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
             return
         message = wire.message_of(body)
-        agreement = same_call(local_message(choice), message)
+        agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
         shadow = {"path": "generative", "message": message, "latency_ms": _ms_since(started)}
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
             await self._outcome(ctx.policy, ctx.decision.id, "disagree")
+
+    def _pair(self, ctx: Context, local: dict[str, Any], generative: dict[str, Any]) -> bool:
+        """Both paths' answers to one request: count the pair; agreement is on the whole call."""
+        call = same_call(local, generative)
+        if self.metrics:
+            self.metrics.observe_pair(ctx.task_type, same_tool(local, generative), call)
+        return call
+
+    def _compare(self, ctx: Context, other: str, work: Any) -> None:
+        """Run the other path in the background, never delaying the answer; bounded, and a run
+        skipped for want of room is recorded on the decision and counted, not dropped unseen."""
+        if len(self._comparisons) >= MAX_COMPARISONS:
+            work.close()
+            self.recorder.update(ctx.decision.id, shadow={"path": other, "skipped": "comparison queue full"})
+            if self.metrics:
+                self.metrics.comparisons_skipped.labels(ctx.task_type).inc()
+            return
+        task = asyncio.create_task(work)
+        self._comparisons.add(task)
+        task.add_done_callback(self._comparisons.discard)
+        self._track(task)
 
     async def _outcome(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
             await self.outcomes.local_outcome(policy, decision_id, event)
 
     def _spawn(self, work: Any) -> None:
-        if len(self._background) >= MAX_BACKGROUND:
-            work.close()
-            log.warning("background work skipped: %d runs already pending", MAX_BACKGROUND)
-            return
-        task = asyncio.create_task(work)
+        """Breaker and feedback work: never skipped (the breaker depends on every event)."""
+        self._track(asyncio.create_task(work))
+
+    def _track(self, task: asyncio.Task[None]) -> None:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

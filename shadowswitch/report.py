@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from shadowswitch.answers import call_of
+from shadowswitch.metrics import reason_kind
 from shadowswitch.pricing import price_per_token
 from shadowswitch.stats import Rate, difference, percentiles, rate
 from shadowswitch.store.tables import Decision, Rollout
@@ -45,11 +46,6 @@ def path_stats(rows: list[Decision]) -> dict[str, Any]:
             "completion": sum(r.completion_tokens or 0 for r in rows),
         },
     }
-
-
-def reason_kind(reason: str) -> str:
-    """`missing_value:city` → `missing_value`, `low_confidence 0.41 < 0.5` → `low_confidence`."""
-    return re.split(r"[\s:]", reason, maxsplit=1)[0]
 
 
 def pair_stats(rows: list[Decision]) -> dict[str, Any]:
@@ -122,13 +118,30 @@ def _success(rows: list[Decision]) -> Rate:
 
 
 def shadow_stats(rows: list[Decision]) -> dict[str, Any]:
-    """The background runs of the other path (shadow mode, and canary comparisons)."""
+    """The background runs of the other path (shadow mode, canary comparisons): how many ran, how
+    fast, how many failed, and how many were skipped because too many were in flight."""
     runs: dict[str, list[float]] = defaultdict(list)
+    failed: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
     for row in rows:
-        shadow = row.shadow if isinstance(row.shadow, dict) else None
-        if shadow and isinstance(shadow.get("latency_ms"), int | float):
-            runs[str(shadow.get("path"))].append(float(shadow["latency_ms"]))
-    return {path: {"runs": len(v), "latency_ms": percentiles(v)} for path, v in sorted(runs.items())}
+        shadow = row.shadow if isinstance(row.shadow, dict) else {}
+        path = str(shadow.get("path"))
+        if shadow.get("skipped"):
+            skipped[path] += 1
+        elif shadow.get("error"):
+            failed[path] += 1
+        elif isinstance(shadow.get("latency_ms"), int | float):
+            runs[path].append(float(shadow["latency_ms"]))
+    paths = sorted(set(runs) | set(failed) | set(skipped))
+    return {
+        p: {
+            "runs": len(runs[p]),
+            "failed": failed[p],
+            "skipped": skipped[p],
+            "latency_ms": percentiles(runs[p]),
+        }
+        for p in paths
+    }
 
 
 def build_report(

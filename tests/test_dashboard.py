@@ -63,7 +63,9 @@ def test_pages_load_draw_their_charts_and_keep_the_token(proxy: Any, local_engin
     from tests.test_local_path import policy
 
     ARTIFACTS.mkdir(exist_ok=True)
-    url = proxy({**policy(), "rollout": {"mode": "shadow"}}, local_factory=lambda: local_engine, admin_token=TOKEN)
+    url = proxy(
+        {**policy(), "rollout": {"mode": "shadow"}}, local_factory=lambda: local_engine, admin_token=TOKEN
+    )
     shadow_traffic(url)
 
     anonymous = Watched(browser)

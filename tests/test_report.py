@@ -68,3 +68,6 @@ def test_a_shadow_run_makes_pairs_the_report_counts(proxy: Any, local_engine: An
     )
     assert cli.returncode == 0, cli.stderr
     assert "pairs 4: same tool 100%" in cli.stdout and "same call 0%" in cli.stdout
+    metrics = httpx.get(url + "/metrics").text
+    assert 'shadowswitch_pairs_total{agree="true",level="tool",task_type="pick_tool"} 4.0' in metrics
+    assert 'shadowswitch_pairs_total{agree="false",level="call",task_type="pick_tool"} 4.0' in metrics
