@@ -244,7 +244,9 @@ class Pipeline:
         shadow = {**choice_json(choice), "latency_ms": _ms_since(started)}
         agreement = None
         if not choice.abstain_reason:
-            agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), served)
+            message = local_message(choice, ctx.request.legacy_functions)
+            shadow["valid"] = check_answer(ctx.request, message, allowed_actions(policy)).valid
+            agreement = self._pair(ctx, message, served)
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and policy.breaker.count_disagreement:
             await self._outcome(policy, ctx.decision.id, "disagree")
@@ -258,7 +260,16 @@ class Pipeline:
             return
         message = wire.message_of(body)
         agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
-        shadow = {"path": "generative", "message": message, "latency_ms": _ms_since(started)}
+        verdict = check_answer(ctx.request, message, allowed_actions(ctx.policy))
+        usage = body.get("usage") or {}
+        shadow = {
+            "path": "generative",
+            "message": message,
+            "valid": verdict.valid,
+            "latency_ms": _ms_since(started),
+            "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"),
+        }
         self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
             await self._outcome(ctx.policy, ctx.decision.id, "disagree")

@@ -122,7 +122,7 @@ def test_shadow_mode_serves_generative_and_stores_the_local_choice(proxy: Any, l
     assert raw.headers["x-shadowswitch-path"] == "generative"
     record = wait_for(url, raw.headers["x-shadowswitch-decision-id"], "shadow")
     assert record["shadow"]["path"] == "local"
-    assert record["shadow"]["name"] == "search_flights"
+    assert record["shadow"]["name"] == "search_flights" and record["shadow"]["valid"] is True
     assert record["agreement"] is False  # the scripted upstream fills arguments with "x"
 
 
@@ -133,6 +133,7 @@ def test_canary_comparison_runs_generative_in_the_background(proxy: Any, local_e
     record = wait_for(url, raw.headers["x-shadowswitch-decision-id"], "shadow")
     assert record["shadow"]["path"] == "generative"
     assert record["shadow"]["message"]["tool_calls"][0]["function"]["name"] == "book_hotel"
+    assert record["shadow"]["valid"] is True and record["shadow"]["completion_tokens"] == 7
 
 
 def test_generative_arguments_force_the_chosen_tool(proxy: Any, local_engine: Any, upstream: str) -> None:
