@@ -104,8 +104,9 @@ def _embedded_factory(settings: Settings, policies: PolicySet) -> LocalFactory:
     """Load one engine per model the policies name (every policy may be switched on at run time)."""
 
     def build() -> LocalEngine:
-        from shadowswitch.engines.local import create_engine
+        from shadowswitch.engines.local import configure_torch, create_engine
 
+        configure_torch()  # process-wide, once for every engine
         specs = {p.engine.model for p in policies.policies.values()}
         return EngineSet.load(specs, lambda spec: create_engine(spec, cache_dir=settings.model_cache))
 

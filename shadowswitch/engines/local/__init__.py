@@ -2,6 +2,7 @@
 
 Importing this package is cheap; torch and transformers load with the models.
 
+    configure_torch()                    # once per process, at start: process-wide settings
     models = load_models("embedded")     # once, at start (seconds after the first run)
     engine = ChoiceEngine(models)        # or create_engine()
     choice = await engine.decide(request, policy)
@@ -13,11 +14,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir, load_models
+from shadowswitch.engines.local.runtime.process import configure_torch
 
 if TYPE_CHECKING:
     from shadowswitch.engines.local.engine import ChoiceEngine
 
-__all__ = ["ChoiceEngine", "LoadedModels", "create_engine", "default_cache_dir", "load_models"]
+__all__ = [
+    "ChoiceEngine",
+    "LoadedModels",
+    "configure_torch",
+    "create_engine",
+    "default_cache_dir",
+    "load_models",
+]
 
 
 def create_engine(spec: str = "embedded", cache_dir: Path | None = None) -> ChoiceEngine:

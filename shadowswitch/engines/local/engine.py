@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,10 +16,6 @@ class ChoiceEngine:
     """Implements `shadowswitch.engines.base.LocalEngine` over already-loaded models."""
 
     def __init__(self, models: LoadedModels, max_batch: int = 8) -> None:
-        import torch
-
-        # Intra-op threads are process-wide: use the cores, leave nothing to oversubscribe.
-        torch.set_num_threads(max(1, min(os.cpu_count() or 1, 8)))
         self.engine = Decider(models)
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 

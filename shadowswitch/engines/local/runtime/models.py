@@ -54,8 +54,10 @@ def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
 
 
 def load_models(spec: str = "embedded", cache_dir: Path | None = None) -> LoadedModels:
-    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder.
+
+    Local files only (`local_files_only`): a name that is no local directory fails here rather
+    than reaching for a hub."""
     lm, tok = load_lm(spec, cache_dir or default_cache_dir())
     encoder, enc_tok = load_encoder()
     return LoadedModels(spec, lm, tok, encoder, enc_tok)
@@ -67,11 +69,12 @@ def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
     source, gguf = resolve_lm_source(spec)
     cached = cache_dir / Path(gguf).stem if gguf else source
     if gguf is None or (cached / "config.json").exists():
-        model, tok = AutoModelForCausalLM.from_pretrained(cached), AutoTokenizer.from_pretrained(cached)
+        model = AutoModelForCausalLM.from_pretrained(cached, local_files_only=True)
+        tok = AutoTokenizer.from_pretrained(cached, local_files_only=True)
     else:
         log.info("dequantising %s (once; cached in %s)", source / gguf, cached)
-        model = AutoModelForCausalLM.from_pretrained(source, gguf_file=gguf)
-        tok = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
+        model = AutoModelForCausalLM.from_pretrained(source, gguf_file=gguf, local_files_only=True)
+        tok = AutoTokenizer.from_pretrained(source, gguf_file=gguf, local_files_only=True)
         _save(model, tok, cached)
     model = _eval(model)
     return model.to(fastest_dtype(model, "language model", "SHADOWSWITCH_LM_DTYPE", (1, 48))), tok
@@ -96,7 +99,8 @@ def load_encoder() -> tuple[Any, Any]:
     from transformers import AutoModel, AutoTokenizer
 
     path = package_dir(ENCODER_PACKAGE) / "model"
-    model, tokenizer = _eval(AutoModel.from_pretrained(path)), AutoTokenizer.from_pretrained(path)
+    model = _eval(AutoModel.from_pretrained(path, local_files_only=True))
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     dtype = fastest_dtype(model, "sentence encoder", "SHADOWSWITCH_ENCODER_DTYPE", (16, 32))
     return model.to(dtype), tokenizer
 
