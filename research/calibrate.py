@@ -276,7 +276,7 @@ def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
     groups: list[Group] = []
     for case in cases:
         text = last_user_text(case.request)
-        spans, index = extract(text), TextIndex.of(text)
+        spans, index = extract(text, decider.filler.knowledge), TextIndex.of(text)
         for tool, answers in tool_uses(case):
             accepted = {k: [v for a in answers for v in a.get(k, [""])] for a in answers for k in a}
             params = [p for p in params_of(tool.parameters) if p.kind in ("string", "integer", "number")]

@@ -3,8 +3,9 @@
 Importing this package is cheap; torch and transformers load with the models.
 
     configure_torch()                    # once per process, at start: process-wide settings
+    knowledge = Knowledge.load()         # once, at start: the optional tables (places, currencies)
     models = load_models("embedded")     # once, at start (seconds after the first run)
-    engine = ChoiceEngine(models)        # or create_engine()
+    engine = ChoiceEngine(models, knowledge)   # or create_engine()
     choice = await engine.decide(request, policy)
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir, load_models
 from shadowswitch.engines.local.runtime.process import configure_torch
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChoiceEngine",
+    "Knowledge",
     "LoadedModels",
     "configure_torch",
     "create_engine",
@@ -29,11 +32,15 @@ __all__ = [
 ]
 
 
-def create_engine(spec: str = "embedded", cache_dir: Path | None = None) -> ChoiceEngine:
-    """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds)."""
+def create_engine(
+    spec: str = "embedded", cache_dir: Path | None = None, knowledge: Knowledge | None = None
+) -> ChoiceEngine:
+    """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds).
+
+    `knowledge` defaults to the general tables; a proxy loads them once for all its engines."""
     from shadowswitch.engines.local.engine import ChoiceEngine
 
-    return ChoiceEngine(load_models(spec, cache_dir))
+    return ChoiceEngine(load_models(spec, cache_dir), knowledge)
 
 
 def __getattr__(name: str) -> object:

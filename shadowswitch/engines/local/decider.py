@@ -24,7 +24,7 @@ from shadowswitch.engines.local.conversation import (
     previous_calls,
     user_texts,
 )
-from shadowswitch.engines.local.knowledge import places
+from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime.encoder import Encoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
@@ -46,15 +46,17 @@ class Job:
 class Decider:
     """Decides one request at a time on the calling thread; `Worker` puts it off the event loop."""
 
-    def __init__(self, models: LoadedModels, calibration: Calibration | None = None) -> None:
+    def __init__(
+        self, models: LoadedModels, calibration: Calibration | None = None, knowledge: Knowledge | None = None
+    ) -> None:
+        """`knowledge`: the optional tables (default: the general ones, loaded now)."""
         self.models = models
         self.cal = calibration or load_calibration()
         self.encoder = Encoder(models.encoder, models.encoder_tokenizer)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
-        self.filler = ArgumentFiller(self._similarity, self.cal)
+        self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
         self.reference = ReferenceTools.load(self.encoder, default_cache_dir())
-        places.load()  # the city tables, now rather than on the first request
         self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
