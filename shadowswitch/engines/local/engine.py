@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from shadowswitch.engines.base import Choice
+from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.decider import Decider, Job
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels
@@ -16,8 +17,14 @@ from shadowswitch.policy.models import Policy
 class ChoiceEngine:
     """Implements `shadowswitch.engines.base.LocalEngine` over already-loaded models."""
 
-    def __init__(self, models: LoadedModels, knowledge: Knowledge | None = None, max_batch: int = 8) -> None:
-        self.engine = Decider(models, knowledge=knowledge)
+    def __init__(
+        self,
+        models: LoadedModels,
+        calibration: Calibration | None = None,
+        knowledge: Knowledge | None = None,
+        max_batch: int = 8,
+    ) -> None:
+        self.engine = Decider(models, calibration, knowledge)
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
     async def decide(self, request: dict[str, Any], policy: Policy) -> Choice:

