@@ -1,6 +1,11 @@
-"""Fit calibration.json on BFCL development data (live_*, parallel*, exec_*; never the test files).
+"""Fit the prior (calibration.json, format 1) on BFCL development data (live_*, parallel*, exec_*;
+never the test files), for the models it loads.
 
-    python -m research.calibrate [--limit N]
+    python -m research.calibrate [--limit N] [--model SPEC] [--output PATH]
+
+The prior names the models it was fitted for; the engine keeps only the parts that fit the
+models it loads (shadowswitch.engines.local.calibration). The reference tools are written next to
+it (`reference_tools.json`).
 
 Choice: the softmax temperature and the "answer directly" weights and metric (relevance.py), in two
 styles weighed equally: chat (live_multiple, live_simple and live_relevance, a tool is right,
@@ -19,8 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -29,7 +35,13 @@ from research.bfcl.data import EXEC_CATEGORIES, BfclCase
 from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.features import GROUPS, TextIndex, group, linear
 from shadowswitch.engines.local.arguments.params import params_of
-from shadowswitch.engines.local.calibration import PATH, Calibration
+from shadowswitch.engines.local.calibration import (
+    PACKAGED,
+    Calibration,
+    FittedFor,
+    load_calibration,
+    write_calibration,
+)
 from shadowswitch.engines.local.choice import reference
 from shadowswitch.engines.local.choice.candidates import Candidate, offered_tools
 from shadowswitch.engines.local.choice.relevance import (
@@ -42,7 +54,8 @@ from shadowswitch.engines.local.choice.relevance import (
 )
 from shadowswitch.engines.local.conversation import query_text
 from shadowswitch.engines.local.decider import Decider
-from shadowswitch.engines.local.runtime.models import default_cache_dir, load_models
+from shadowswitch.engines.local.runtime.models import LoadedModels, load_models
+from shadowswitch.engines.local.runtime.process import configure_torch
 from shadowswitch.request import ChatView
 
 CALL_SETS = ("live_simple", "live_multiple")
@@ -282,7 +295,7 @@ def value_rows(decider: Decider, cases: list[Any]) -> list[Group]:
     groups: list[Group] = []
     for case in cases:
         text = view(case).last_user_text
-        spans, index = extract(text), TextIndex.of(text)
+        spans, index = extract(text, decider.filler.knowledge), TextIndex.of(text)
         for tool, answers in tool_uses(case):
             accepted = {k: [v for a in answers for v in a.get(k, [""])] for a in answers for k in a}
             params = [p for p in params_of(tool.parameters) if p.kind in ("string", "integer", "number")]
@@ -414,8 +427,13 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="cases per file (even stride)")
     parser.add_argument("--values-only", action="store_true", help="keep the choice calibration")
     parser.add_argument("--choice-only", action="store_true", help="keep the value calibration")
+    parser.add_argument("--model", default="embedded", help="the LM: embedded, an HF directory, a .gguf")
+    parser.add_argument("--output", type=Path, default=PACKAGED, help="where the prior is written")
     args = parser.parse_args()
-    decider = Decider(load_models())
+    configure_torch()
+    models = load_models(args.model)
+    decider = Decider(models, load_calibration(PACKAGED))
+    references = args.output.parent / "reference_tools.json"
     load = lambda name: load_cases(name, args.limit)  # noqa: E731
     call_cases = [c for n in CALL_SETS for c in load(n) if c.answers]
     formal = [c for n in FORMAL_SETS for c in load(n) if c.answers]
@@ -432,9 +450,10 @@ def main() -> None:
     balanced = -1.0
     if not args.values_only:
         dev_tools = [t.text for n in DEV_CATEGORIES for c in load(n) for t in offered_tools(view(c))]
-        reference.write_texts(dev_tools)
-        decider.reference = reference.ReferenceTools.load(decider.encoder, default_cache_dir())
+        reference.write_texts(dev_tools, references, REFERENCE_FITTED_ON)
+        decider.reference = reference.ReferenceTools.load(decider.encoder, models.cache_dir, references)
         decider.chooser.reference = decider.reference.best
+        cal = replace(cal, reference_tools=references)
         chat = call_cases + load("live_relevance") + load("live_irrelevance")
         unrelated, own = unrelated_tool_cases(decider, formal)
         rows = choice_rows(decider, chat, 0) + choice_rows(decider, formal + unrelated, 1, own)
@@ -446,8 +465,7 @@ def main() -> None:
         cal = _use(decider, fitted)
     by_style = zip(STYLES, (call_cases, formal), strict=True)  # the choice fit leaves values alone
     full_call = shares or {style: full_call_accuracy(decider, cases) for style, cases in by_style}
-    cal = replace(cal, note=_note(args.limit, balanced, full_call))
-    PATH.write_text(json.dumps(asdict(cal), indent=2) + "\n", encoding="utf-8")
+    write_calibration(finished(cal, models, args.limit, balanced, full_call), args.output)
     print(json.dumps({"balanced": balanced, "dev_full_call": full_call}))
 
 
@@ -456,14 +474,38 @@ def _use(decider: Decider, cal: Calibration) -> Calibration:
     return cal
 
 
-def _note(limit: int | None, balanced: float, full_call: dict[str, float]) -> str:
+REFERENCE_FITTED_ON = (
+    "the tool descriptions of the BFCL v4 development files (live_*, parallel*, exec_*); never the test files"
+)
+
+
+def finished(
+    cal: Calibration,
+    models: LoadedModels,
+    limit: int | None,
+    balanced: float,
+    full_call: dict[str, float],
+) -> Calibration:
+    """The fitted weights as a prior: the models they fit, the data and how."""
     sample = "all cases" if limit is None else f"{limit} cases per file (even stride)"
+    fitted_on = (
+        "BFCL v4 development files only: live_simple, live_multiple, live_relevance, live_irrelevance, "
+        f"parallel, parallel_multiple and the retired exec_* files, {sample}; never the test files "
+        "(simple_python, multiple, irrelevance)"
+    )
+    return replace(
+        cal,
+        fitted_for=FittedFor(models.encoder_id, models.lm_id),
+        fitted_on=fitted_on,
+        note=_note(balanced, full_call),
+    )
+
+
+def _note(balanced: float, full_call: dict[str, float]) -> str:
     choice = f"{balanced:.3f}" if balanced >= 0 else "(not refitted in this run)"
     calls = ", ".join(f"{style} {share:.3f}" for style, share in full_call.items())
     return (
-        "Fitted by research.calibrate on BFCL v4 development files only "
-        "(live_simple, live_multiple, live_relevance, live_irrelevance, parallel, parallel_multiple, exec_*; "
-        f"{sample}); never on the test files (simple_python, multiple, irrelevance). Values: listwise "
+        "Values: listwise "
         "softmax per parameter; absent:<group> is the score below which an optional parameter is "
         "left out, the threshold that gets most dev parameters right; value_lm_margin/weight: "
         "the grid point (LM never asked included) with the best dev full call. Dev full-call accuracy "

@@ -108,10 +108,13 @@ def _embedded_factory(settings: Settings, policies: PolicySet) -> LocalFactory:
     """Load one engine per model the policies name (every policy may be switched on at run time)."""
 
     def build() -> LocalEngine:
-        from shadowswitch.engines.local import create_engine
+        from shadowswitch.engines.local import Knowledge, configure_torch, create_engine, load_calibration
 
+        configure_torch()  # process-wide, once for every engine
+        prior = load_calibration(settings.calibration)
+        knowledge = Knowledge.load(settings.knowledge)
         specs = {p.engine.model for p in policies.policies.values()}
-        return EngineSet.load(specs, lambda spec: create_engine(spec, cache_dir=settings.model_cache))
+        return EngineSet.load(specs, lambda spec: create_engine(spec, settings.model_cache, prior, knowledge))
 
     return build
 

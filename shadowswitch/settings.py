@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+def packaged_calibration() -> Path:
+    """The prior shipped with the package (imported here only when Settings are built)."""
+    from shadowswitch.engines.local.calibration import PACKAGED
+
+    return PACKAGED
 
 
 class Settings(BaseSettings):
@@ -21,3 +29,11 @@ class Settings(BaseSettings):
     rollout_refresh_s: float = 0.5  # every server sees a rollout change within this + one query
     load_models: bool = True  # False: serve generative only (no local engine)
     model_cache: Path | None = None
+    calibration: Path = Field(default_factory=packaged_calibration)  # the local engine's prior
+    # The local engine's optional tables, comma-separated ("places,currencies"; "" for none).
+    knowledge: Annotated[tuple[str, ...], NoDecode] = ("places", "currencies")
+
+    @field_validator("knowledge", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        return tuple(t.strip() for t in value.split(",") if t.strip()) if isinstance(value, str) else value

@@ -5,7 +5,6 @@ from __future__ import annotations
 from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.lists import list_spans
 from shadowswitch.engines.local.arguments.slots import render
-from shadowswitch.engines.local.knowledge.places import with_region
 
 
 def found(text: str, kind: str | None = None) -> list[object]:
@@ -144,17 +143,3 @@ def test_a_currency_named_in_the_text_offers_its_iso_code() -> None:
     assert found("how many US dollars is 3000 British Pounds?", "currency") == ["USD", "GBP"]
     assert found("a krone, a yenta and a European trip", "currency") == []
     assert found("convert 1000 USD into EUR, or try CHF", "currency") == ["USD", "EUR", "CHF"]
-
-
-def test_a_city_offers_its_state_or_country() -> None:
-    assert with_region("Los Angeles") == "Los Angeles, CA" and with_region("New York") == "New York, NY"
-    assert with_region("Portland") == "Portland, OR"  # the most populous of the name
-    assert with_region("Paris") == "Paris, France" and with_region("London") == "London, UK"
-    assert with_region("Lang Son") == "Lang Son, Vietnam"  # Lạng Sơn, written without accents
-    assert with_region("San Diego, CA") is None and with_region("Katy Perry") is None
-    assert with_region("Mexico") is None and with_region("Florida") is None  # regions, not towns
-    offered = {s.value for s in extract("A bus from San Francisco to Los Angeles") if s.kind == "place"}
-    assert offered == {"San Francisco, CA", "Los Angeles, CA"}
-    # The region the text gives is the one offered.
-    spans = extract("Weather in Chennai, Tamil Nadu, then Dallas, TX.")
-    assert {s.value for s in spans if s.kind == "place"} == {"Chennai, Tamil Nadu", "Dallas, TX"}

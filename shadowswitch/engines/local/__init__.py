@@ -1,9 +1,12 @@
 """The local constrained-choice engine: a small model chooses among candidates, never writes prose.
 
-Importing this package is cheap; torch and transformers load with the models.
+Importing this package is cheap; torch and transformers load with the models. At start-up, once:
 
-    models = load_models("embedded")     # once, at start (seconds after the first run)
-    engine = ChoiceEngine(models)        # or create_engine()
+    configure_torch()                          # process-wide torch settings
+    prior = load_calibration(path)             # the fitted weights (calibration.py)
+    knowledge = Knowledge.load()               # the optional tables (places, currencies)
+    models = load_models("embedded")           # seconds after the first run
+    engine = ChoiceEngine(models, prior, knowledge)   # or create_engine(...)
     choice = await engine.decide(request, policy)
 """
 
@@ -12,19 +15,40 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shadowswitch.engines.local.calibration import Calibration, load_calibration
+from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir, load_models
+from shadowswitch.engines.local.runtime.process import configure_torch
 
 if TYPE_CHECKING:
     from shadowswitch.engines.local.engine import ChoiceEngine
 
-__all__ = ["ChoiceEngine", "LoadedModels", "create_engine", "default_cache_dir", "load_models"]
+__all__ = [
+    "Calibration",
+    "ChoiceEngine",
+    "Knowledge",
+    "LoadedModels",
+    "configure_torch",
+    "create_engine",
+    "default_cache_dir",
+    "load_calibration",
+    "load_models",
+]
 
 
-def create_engine(spec: str = "embedded", cache_dir: Path | None = None) -> ChoiceEngine:
-    """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds)."""
+def create_engine(
+    spec: str = "embedded",
+    cache_dir: Path | None = None,
+    calibration: Calibration | None = None,
+    knowledge: Knowledge | None = None,
+) -> ChoiceEngine:
+    """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds).
+
+    `calibration` and `knowledge` default to the packaged prior and the general tables; a
+    proxy loads them once and passes the same to each engine."""
     from shadowswitch.engines.local.engine import ChoiceEngine
 
-    return ChoiceEngine(load_models(spec, cache_dir))
+    return ChoiceEngine(load_models(spec, cache_dir), calibration, knowledge)
 
 
 def __getattr__(name: str) -> object:

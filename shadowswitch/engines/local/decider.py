@@ -18,12 +18,12 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, 
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
 from shadowswitch.engines.local.conversation import query_text, value_text
-from shadowswitch.engines.local.knowledge import places
+from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime.encoder import Encoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
-from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir
+from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.policy.models import Policy
@@ -41,15 +41,18 @@ class Job:
 class Decider:
     """Decides one request at a time on the calling thread; `Worker` puts it off the event loop."""
 
-    def __init__(self, models: LoadedModels, calibration: Calibration | None = None) -> None:
+    def __init__(
+        self, models: LoadedModels, calibration: Calibration | None = None, knowledge: Knowledge | None = None
+    ) -> None:
+        """`calibration`: the prior (default: the packaged one), kept where it fits the models;
+        `knowledge`: the optional tables (default: the general ones, loaded now)."""
         self.models = models
-        self.cal = calibration or load_calibration()
+        self.cal = (calibration or load_calibration()).for_models(models.encoder_id, models.lm_id)
         self.encoder = Encoder(models.encoder, models.encoder_tokenizer)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
-        self.filler = ArgumentFiller(self._similarity, self.cal)
-        self.reference = ReferenceTools.load(self.encoder, default_cache_dir())
-        places.load()  # the city tables, now rather than on the first request
+        self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
+        self.reference = ReferenceTools.load(self.encoder, models.cache_dir, self.cal.reference_tools)
         self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from shadowswitch.engines.base import Choice
+from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.decider import Decider, Job
+from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
 from shadowswitch.policy.models import Policy
@@ -16,12 +17,14 @@ from shadowswitch.request import ChatView
 class ChoiceEngine:
     """Implements `shadowswitch.engines.base.LocalEngine` over already-loaded models."""
 
-    def __init__(self, models: LoadedModels, max_batch: int = 8) -> None:
-        import torch
-
-        # Intra-op threads are process-wide: use the cores, leave nothing to oversubscribe.
-        torch.set_num_threads(max(1, min(os.cpu_count() or 1, 8)))
-        self.engine = Decider(models)
+    def __init__(
+        self,
+        models: LoadedModels,
+        calibration: Calibration | None = None,
+        knowledge: Knowledge | None = None,
+        max_batch: int = 8,
+    ) -> None:
+        self.engine = Decider(models, calibration, knowledge)
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
     async def decide(self, request: ChatView, policy: Policy) -> Choice:

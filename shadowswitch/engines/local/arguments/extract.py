@@ -7,11 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from shadowswitch.engines.local.arguments.dates import date_spans
-from shadowswitch.engines.local.knowledge.places import with_region
-
-
-def _words(text: str) -> list[str]:
-    return text.split()
+from shadowswitch.engines.local.knowledge import Currencies, Knowledge
+from shadowswitch.engines.local.knowledge.english import STOPWORDS, WORD_NUMBERS
 
 
 @dataclass(frozen=True)
@@ -38,37 +35,23 @@ UNIT_NUMBER_RE = re.compile(
     r"(?<![\w.\-^/])(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{1,5})(?=[\W]|$)"
 )
 NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
-WORD_NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        _words("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty")
-    )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-     "ninety": 90, "hundred": 100, "dozen": 12, "once": 1, "twice": 2, "single": 1,
-     "double": 2, "triple": 3, "first": 1, "second": 2, "third": 3}  # fmt: skip
 WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
 QUOTE_RE = re.compile(r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
                       r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’")  # fmt: skip
 IDENT_RE = re.compile(r"(?<![\w@/.:-])[\w@/.:+~-]*[\w@/.:~-][\w@/.:+~-]*")
 WORD_RE = re.compile(r"(?<![\w$])(?:[A-Za-z][\w'&.-]*\w|[A-Za-z])")
-STOPWORDS = frozenset(
-    _words(
-        "a an the of to in on at for from by with and or but is are was were be been am i me my "
-        "we our you your it its this that these those can could would will shall should may "
-        "might must do does did please what which who whom whose when where why how there here "
-        "want need like get find tell show give let let's some any all about into over under "
-        "also just then than as if so not no yes hi hey hello thanks thank help me us them they "
-        "he she his her him have has had make using use i'm i'd i've it's what's up out"
-    )
-)
 
 
-def extract(text: str) -> list[Span]:
-    """Every candidate value in `text`, possibly overlapping; callers pick one per parameter."""
+def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
+    """Every candidate value in `text`, possibly overlapping; callers pick one per parameter.
+
+    `knowledge`: the optional tables the engine loaded at start-up (places, currencies); without
+    it, only the currency table, which needs no loading."""
+    known = knowledge if knowledge is not None else Knowledge(currencies=Currencies())
     found_dates = dates(text)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
-    spans = numbers(text) + found_dates + quoted(text) + currencies(text) + words + places(text, words)
+    spans = numbers(text) + found_dates + quoted(text) + currencies(text, known) + words
+    spans += places(text, words, known)
     return _dedupe(spans + clauses(text))
 
 
@@ -239,63 +222,21 @@ def clauses(text: str) -> list[Span]:
     return out
 
 
-# The most traded currencies (ISO 4217) as people write them: APIs want the code, users say
-# "Japanese yen" or "euros". Offered only to parameters about a currency (arguments.convert).
-CURRENCIES = {
-    "USD": ("US dollar", "U.S. dollar", "United States dollar", "American dollar", "dollar", "buck"),
-    "EUR": ("euro",),
-    "GBP": ("British pound", "pound sterling", "pound", "sterling", "quid"),
-    "JPY": ("Japanese yen", "yen"),
-    "CNY": ("Chinese yuan", "yuan", "renminbi", "RMB"),
-    "INR": ("Indian rupee", "rupee"),
-    "CAD": ("Canadian dollar",),
-    "AUD": ("Australian dollar",),
-    "NZD": ("New Zealand dollar",),
-    "CHF": ("Swiss franc", "franc"),
-    "HKD": ("Hong Kong dollar",),
-    "SGD": ("Singapore dollar",),
-    "SEK": ("Swedish krona", "Swedish kronor"),
-    "NOK": ("Norwegian krone", "Norwegian kroner"),
-    "DKK": ("Danish krone", "Danish kroner"),
-    "KRW": ("South Korean won", "Korean won"),
-    "MXN": ("Mexican peso",),
-    "BRL": ("Brazilian real", "Brazilian reais"),
-    "RUB": ("Russian ruble", "Russian rouble", "ruble", "rouble"),
-    "ZAR": ("South African rand", "rand"),
-    "TRY": ("Turkish lira",),
-    "BTC": ("bitcoin",),
-}
-_CURRENCY_NAMES = {name.lower(): code for code, names in CURRENCIES.items() for name in names}
-CURRENCY_RE = re.compile(
-    r"(?<![\w.])(" + "|".join(re.escape(n) for n in sorted(_CURRENCY_NAMES, key=len, reverse=True))
-    + r")(?:e?s)?(?![\w])",
-    re.IGNORECASE,
-)  # fmt: skip
-
-
-CURRENCY_CODE_RE = re.compile(r"\b(" + "|".join(CURRENCIES) + r")\b")  # as written: not "try"
-
-
-def currencies(text: str) -> list[Span]:
+def currencies(text: str, knowledge: Knowledge) -> list[Span]:
     """Currencies named in the text, each offering its ISO code ("euros" → EUR), and codes
-    written as such. Not "$": it is part of the amount's span ("$100"), and one span fills one
-    parameter."""
-    named = [Span(m.group(0), _CURRENCY_NAMES[m.group(1).lower()], "currency", *m.span())
-             for m in CURRENCY_RE.finditer(text)]  # fmt: skip
-    return named + [
-        Span(m.group(0), m.group(0), "currency", *m.span()) for m in CURRENCY_CODE_RE.finditer(text)
-    ]
+    written as such (knowledge.currencies). One span fills one parameter."""
+    return [Span(m.text, m.code, "currency", m.start, m.end) for m in knowledge.currencies_in(text)]
 
 
 REGION_AFTER = re.compile(r"\s*,\s*((?:[A-Z]\.)+|[A-Z]\w*(?: [A-Z]\w*)*)")  # ", Tamil Nadu", ", D.C."
 
 
-def places(text: str, words: list[Span]) -> list[Span]:
+def places(text: str, words: list[Span], knowledge: Knowledge) -> list[Span]:
     """A city the text names, offered with its state or country ("Los Angeles, CA"): the one the
-    text gives ("Chennai, Tamil Nadu"), else the one it is known by."""
+    text gives ("Chennai, Tamil Nadu"), else the one it is known by (knowledge.places)."""
     out = []
     for s in words:
-        if s.kind != "name" or (known := with_region(s.text)) is None:
+        if s.kind != "name" or (known := knowledge.region_of(s.text)) is None:
             continue
         given = REGION_AFTER.match(text, s.end)
         out.append(Span(s.text, f"{s.text}, {given[1]}" if given else known, "place", s.start, s.end))

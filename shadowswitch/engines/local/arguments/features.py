@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from shadowswitch.engines.local.arguments.extract import Span
 from shadowswitch.engines.local.arguments.params import Param, stem
 from shadowswitch.engines.local.choice.candidates import humanise
+from shadowswitch.engines.local.knowledge.english import NEGATIONS
 
 WORDS = re.compile(r"[A-Za-z0-9]+")
 NUMERIC = ("integer", "number")
-# Stems as TextIndex splits them: "don't" is "don" + "t".
-NEGATIONS = frozenset(("not", "no", "t", "without", "dont", "never", "exclude", "disable", "non"))
 INDIFFERENT = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|not)\s+(?:really\s+|too\s+|very\s+)?(?:care|mind|matter|concerned)"
     r"|\bno preference\b|\bwhether or not\b|\bor not\b|\bregardless\b|\beither way\b",

@@ -25,6 +25,7 @@ from shadowswitch.engines.local.arguments.features import (
 from shadowswitch.engines.local.arguments.lists import list_spans
 from shadowswitch.engines.local.arguments.params import Param, params_of, stem
 from shadowswitch.engines.local.calibration import Calibration
+from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.schema import is_valid, minimal_instance
 
 log = logging.getLogger(__name__)
@@ -44,9 +45,10 @@ class Pair:
 
 
 class ArgumentFiller:
-    def __init__(self, similarity: Similarity, cal: Calibration) -> None:
+    def __init__(self, similarity: Similarity, cal: Calibration, knowledge: Knowledge | None = None) -> None:
         self.similarity = similarity
         self.cal = cal
+        self.knowledge = knowledge if knowledge is not None else Knowledge.load()  # the default tables
 
     def fill(
         self,
@@ -63,7 +65,7 @@ class ArgumentFiller:
         """
         params = params_of(parameters)
         index = TextIndex.of(text)
-        spans = extract(text)
+        spans = extract(text, self.knowledge)
         args = self._scalars([p for p in params if p.kind in SCALARS], spans, index, rerank)
         lists = list_spans(text)
         for p in params:
@@ -83,7 +85,7 @@ class ArgumentFiller:
         required = [p for p in params_of(parameters) if p.required and p.kind in SCALARS]
         if not required:
             return []
-        pairs = self._pairs(required, extract(text), TextIndex.of(text))
+        pairs = self._pairs(required, extract(text, self.knowledge), TextIndex.of(text))
         return [
             (group(p), max((x.score for x in pairs if x.param.name == p.name), default=None))
             for p in required

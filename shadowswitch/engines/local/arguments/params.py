@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from shadowswitch.engines.local.arguments.extract import STOPWORDS
 from shadowswitch.engines.local.choice.candidates import humanise
+from shadowswitch.engines.local.knowledge.english import STOPWORDS
 from shadowswitch.engines.local.schema import main_type
 
 WORD = re.compile(r"[a-z][a-z0-9]+")

@@ -4,8 +4,11 @@ Cosine similarity has no fixed scale across writing styles: a long, formal quest
 ("Calculate the future value of an investment of $1000 ...") resembles every tool a little,
 a short chat line resembles none much. The relevance check therefore asks how much better the
 offered tool matches than the best of a few thousand unrelated tools, the tool descriptions of
-the development files (`reference_tools.json`, written by `calibrate`; never the test files).
-Reference tools that are near copies of an offered tool are left out: they are not unrelated.
+the development files (`reference_tools.json`, written by `research.calibrate`; never the test
+files). The calibration file names it (calibration.py): both are the prior. Reference tools that
+are near copies of an offered tool are left out: they are not unrelated.
+
+File format 1: {"format": 1, "fitted_on": "...", "texts": ["name: description", ...]}.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from shadowswitch.engines.local.runtime.encoder import Encoder
 
 log = logging.getLogger(__name__)
 
-PATH = Path(__file__).parents[1] / "priors" / "reference_tools.json"
+FORMAT = 1
 NEAR_COPY = 0.9  # cosine above which a reference tool counts as a copy of an offered one
 
 
@@ -32,9 +35,10 @@ class ReferenceTools:
         self.vectors = vectors  # (n, dim) unit vectors
 
     @classmethod
-    def load(cls, encoder: Encoder, cache_dir: Path, path: Path = PATH) -> ReferenceTools:
-        """Embed the reference texts once; later starts read the vectors from `cache_dir`."""
-        texts = read_texts(path)
+    def load(cls, encoder: Encoder, cache_dir: Path, path: Path | None) -> ReferenceTools:
+        """Embed the reference texts once; later starts read the vectors from `cache_dir`.
+        `path` None: no reference tools (the "answer directly" level then ignores them)."""
+        texts = read_texts(path) if path is not None else []
         if not texts:
             return cls(torch.zeros(0, encoder.model.config.hidden_size))
         # The dtype too: vectors embedded in bfloat16 differ a little from float32 ones.
@@ -63,11 +67,15 @@ class ReferenceTools:
         return float(sims.max())
 
 
-def read_texts(path: Path = PATH) -> list[str]:
-    if not path.exists():
-        return []
-    return list(json.loads(path.read_text(encoding="utf-8")))
+def read_texts(path: Path) -> list[str]:
+    """The reference texts of a file in format 1; raises ValueError for another format."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a reference tools file in format {FORMAT}")
+    return list(raw["texts"])
 
 
-def write_texts(texts: Sequence[str], path: Path = PATH) -> None:
-    path.write_text(json.dumps(sorted(set(texts)), indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+def write_texts(texts: Sequence[str], path: Path, fitted_on: str = "") -> None:
+    """One text a line, sorted: a new calibration's changes read as a diff."""
+    doc = {"format": FORMAT, "fitted_on": fitted_on, "texts": sorted(set(texts))}
+    path.write_text(json.dumps(doc, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")

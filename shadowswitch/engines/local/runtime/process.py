@@ -1,0 +1,20 @@
+"""Process-wide settings of torch, made once at start-up: they hold for every engine in the process."""
+
+from __future__ import annotations
+
+import os
+
+MAX_THREADS = 8  # intra-op threads beyond this gain nothing on the engine's small passes
+
+
+def configure_torch(threads: int | None = None) -> int:
+    """Set torch's intra-op threads (default: the cores, at most `MAX_THREADS`) and return them.
+
+    A process-wide setting: the proxy calls this once before it loads its engines, rather than
+    each engine setting it again for all the others. The engine's work runs on one worker thread
+    per engine, so using the cores leaves nothing to oversubscribe."""
+    import torch
+
+    count = threads or max(1, min(os.cpu_count() or 1, MAX_THREADS))
+    torch.set_num_threads(count)
+    return count
