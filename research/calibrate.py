@@ -415,7 +415,7 @@ def full_call_accuracy(decider: Decider, cases: list[Any], rerank: MemoRerank | 
     for case in cases:
         text = view(case).last_user_text
         for tool, answers in tool_uses(case):
-            args = decider.filler.fill(tool.parameters, text, rerank=partial(ask, tool, text))
+            args = decider.filler.fill(tool.parameters, text, rerank=partial(ask, tool, text)).arguments
             results.append(any(check_arguments(args, a, tool.parameters) is None for a in answers))
     return sum(results) / max(len(results), 1)
 

@@ -33,6 +33,7 @@ def choice_json(choice: Choice) -> dict[str, Any]:
 def apply_choice(decision: Decision, choice: Choice) -> None:
     decision.chosen = choice.name if choice.kind != "no_tool" else "__no_tool__"
     decision.arguments = choice.arguments
+    decision.argument_sources = choice.sources or None
     decision.confidence = round(choice.confidence, 6)
     decision.margin = round(choice.margin, 6)
     decision.abstain_reason = choice.abstain_reason

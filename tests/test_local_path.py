@@ -235,3 +235,28 @@ def test_many_parallel_local_requests_are_all_answered(proxy: Any, local_engine:
     for text, name, path in asyncio.run(all_of()):
         assert path == "local"
         assert name == asks[text], text
+
+
+def test_a_value_not_in_the_conversation_goes_to_the_upstream(proxy: Any, local_engine: Any) -> None:
+    """book_hotel needs a city the user did not give: the engine does not make one up."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    raw = ask(url, "Book me a hotel room for 2 nights, please", tool_choice="required")
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    call = raw.parse().choices[0].message.tool_calls[0]
+    assert call.function.name == "book_hotel" and json.loads(call.function.arguments)["city"] == "x"
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["abstain_reason"] == "missing_value:city"
+    assert record["chosen"] == "book_hotel" and record["path"] == "fallback"
+
+
+def test_the_decision_record_says_where_each_argument_comes_from(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    text = "Book me a hotel in Rome for 3 nights"
+    raw = ask(url, text)
+    assert raw.headers["x-shadowswitch-path"] == "local"
+    record = decision(url, raw.headers["x-shadowswitch-decision-id"])
+    assert record["arguments"] == {"city": "Rome", "nights": 3}
+    assert record["argument_sources"] == {
+        "city": {"source": "text", "message": 0, "start": 19, "end": 23, "text": "Rome"},
+        "nights": {"source": "text", "message": 0, "start": 28, "end": 29, "text": "3"},
+    }

@@ -24,6 +24,7 @@ class Outcome:
     call_ms: float
     path: str = "local"  # local | fallback | generative (proxy), direct (baselines)
     error: str | None = None
+    abstain: str | None = None  # why the engine handed the case to the upstream (decision record)
 
     def compact(self) -> list[Any]:
         """One short row for the results file."""
@@ -37,10 +38,12 @@ class Outcome:
             _round(self.call_ms),
             self.path,
             self.error,
+            self.abstain,
         ]
 
 
-FIELDS = ["id", "name_ok", "call_ok", "valid", "chosen", "choice_ms", "call_ms", "path", "error"]
+FIELDS = ["id", "name_ok", "call_ok", "valid", "chosen", "choice_ms", "call_ms", "path", "error", "abstain"]
+MISSING_VALUE = "missing_value:"  # the engine's abstain reason when a required value is not in the text
 
 
 def _round(value: float | None) -> float | None:
@@ -48,8 +51,9 @@ def _round(value: float | None) -> float | None:
 
 
 def from_compact(row: list[Any]) -> Outcome:
-    """Inverse of Outcome.compact (the category is the id's prefix)."""
-    data = dict(zip(FIELDS, row, strict=True))
+    """Inverse of Outcome.compact (the category is the id's prefix); rows of older files, without
+    the last fields, read them as None."""
+    data = dict(zip(FIELDS, [*row, *[None] * (len(FIELDS) - len(row))], strict=True))
     category = str(data["id"]).rsplit("_", 1)[0]
     flags = {k: bool(data[k]) for k in ("name_ok", "call_ok", "valid")}
     return Outcome(**{**data, **flags, "category": category})
@@ -84,8 +88,22 @@ def _rate(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
+def missing_value(outcome: Outcome) -> bool:
+    """The upstream answered because a required value was not in the conversation."""
+    return outcome.path == "fallback" and (outcome.abstain or "").startswith(MISSING_VALUE)
+
+
+def missing_value_rate(outcomes: list[Outcome]) -> float | None:
+    """The share of cases the engine gave up for a missing value; None for systems that never
+    go through the engine (the baselines)."""
+    if all(o.path == "direct" for o in outcomes):
+        return None
+    return _rate([missing_value(o) for o in outcomes])
+
+
 def summarise(outcomes: list[Outcome]) -> dict[str, Any]:
-    """Accuracies (BFCL's), validity, fallback share and latency percentiles of one system."""
+    """Accuracies (BFCL's), validity, fallback and missing-value shares and latency percentiles
+    of one system."""
     with_answer = [o for o in outcomes if "relevance" not in o.category]
     irrelevant = [o for o in outcomes if "irrelevance" in o.category]
     choice = [o.choice_ms for o in outcomes if o.choice_ms is not None]
@@ -98,6 +116,8 @@ def summarise(outcomes: list[Outcome]) -> dict[str, Any]:
         "overall_acc": _rate([o.call_ok for o in outcomes]),
         "valid_rate": _rate([o.valid for o in outcomes]),
         "fallback_rate": _rate([o.path == "fallback" for o in outcomes]),
+        "missing_value_rate": missing_value_rate(outcomes),
+        "missing_value_cases": sum(missing_value(o) for o in outcomes),
         "choice_p50_ms": _round(percentile(choice, 50)),
         "choice_p95_ms": _round(percentile(choice, 95)),
         "call_p50_ms": _round(percentile(calls, 50)),

@@ -164,7 +164,8 @@ class ProxyClient:
             path=path,
         )
         if path != "local":
-            outcome.error = decision.get("abstain_reason") or decision.get("error") or outcome.error
+            outcome.abstain = decision.get("abstain_reason")
+            outcome.error = outcome.abstain or decision.get("error") or outcome.error
         return outcome
 
     def decision(self, decision_id: str | None) -> dict[str, Any]:

@@ -16,6 +16,12 @@ def ms(p50: float | None, p95: float | None) -> str:
     return "–" if p50 is None else f"{p50:,.0f} / {p95:,.0f}"
 
 
+def missing(figures: dict[str, Any]) -> str:
+    """The share (and count) of cases handed to the upstream for a required value not in the text."""
+    rate = figures.get("missing_value_rate")
+    return "–" if rate is None else f"{pct(rate)} ({figures.get('missing_value_cases', 0)})"
+
+
 def times(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}×"
 
@@ -26,6 +32,7 @@ def overall_table(summary: dict[str, Any]) -> Table:
         "system",
         "name acc",
         "AST acc",
+        "missing value",
         "no-tool acc",
         "valid",
         "fallback",
@@ -41,6 +48,7 @@ def overall_table(summary: dict[str, Any]) -> Table:
             name,
             pct(o["name_acc"]),
             pct(o["ast_acc"]),
+            missing(o),
             pct(o["no_tool_acc"]),
             pct(o["valid_rate"]),
             pct(o["fallback_rate"]),
@@ -55,7 +63,8 @@ def overall_table(summary: dict[str, Any]) -> Table:
 def category_table(summary: dict[str, Any]) -> Table:
     """AST accuracy per category (no-tool accuracy for irrelevance, any call for relevance)."""
     categories = sorted({c for s in summary.values() for c in s["by_category"]})
-    table = Table(title="Accuracy per category (name / AST; irrelevance: correct no-tool)")
+    title = "Accuracy per category (name / AST; irrelevance: correct no-tool; mv: missing-value abstains)"
+    table = Table(title=title)
     table.add_column("system")
     for category in categories:
         table.add_column(category, justify="right")
@@ -66,11 +75,16 @@ def category_table(summary: dict[str, Any]) -> Table:
             if c is None:
                 cells.append("–")
             elif "relevance" in category:
-                cells.append(pct(c["overall_acc"]))
+                cells.append(pct(c["overall_acc"]) + _missing_note(c))
             else:
-                cells.append(f"{pct(c['name_acc'])} / {pct(c['ast_acc'])}")
+                cells.append(f"{pct(c['name_acc'])} / {pct(c['ast_acc'])}" + _missing_note(c))
         table.add_row(name, *cells)
     return table
+
+
+def _missing_note(figures: dict[str, Any]) -> str:
+    count = figures.get("missing_value_cases") or 0
+    return f" (mv {count})" if count else ""
 
 
 def print_tables(results: dict[str, Any], console: Console) -> None:

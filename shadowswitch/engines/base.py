@@ -27,12 +27,15 @@ class Choice:
     generative path (low confidence, small margin, nothing to choose from...).
     `fill_generative` means the choice stands but the upstream must write the
     rest (arguments with the tool forced, an action's free text, or the text
-    of a no-tool answer).
+    of a no-tool answer). `sources` says where each argument value comes from,
+    keyed like `arguments` (`engines.local.arguments.grounding`): the engine
+    never serves a value it did not find.
     """
 
     kind: ChoiceKind
     name: str | None  # tool name / action id / enum value; None for no_tool
     arguments: dict[str, Any] | None = None  # tool arguments, or action slot values
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # provenance of each argument
     content: str | None = None  # rendered message content (actions, schema_enum)
     candidates: list[ScoredCandidate] = field(default_factory=list)
     confidence: float = 0.0

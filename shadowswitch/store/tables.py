@@ -42,6 +42,7 @@ class Decision(SQLModel, table=True):
     feedback_reason: str | None = Field(default=None, sa_column=Column(Text))
     chosen: str | None = Field(default=None, max_length=200)
     arguments: Any = Field(default=None, sa_column=Column(JSON))
+    argument_sources: Any = Field(default=None, sa_column=Column(JSON))  # the local engine's provenance
     confidence: float | None = None
     margin: float | None = None
     abstain_reason: str | None = Field(default=None, sa_column=Column(Text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from shadowswitch.request import ChatView
+from shadowswitch.request import ChatView, message_text
 
 
 def query_text(request: ChatView) -> str:
@@ -12,9 +12,20 @@ def query_text(request: ChatView) -> str:
     return intent_text(request.last_user_text) or " "
 
 
-def value_text(request: ChatView) -> str:
-    """Where argument values come from: the last user turn with text."""
-    return request.user_texts[0] if request.user_texts else request.last_user_text
+def user_turns(request: ChatView) -> list[tuple[int, str]]:
+    """(message index, text) of every user turn with text, newest first."""
+    turns = [(i, message_text(m)) for i, m in enumerate(request.messages) if m.get("role") == "user"]
+    return [(i, t) for i, t in reversed(turns) if t.strip()]
+
+
+def value_turn(request: ChatView) -> tuple[int | None, str]:
+    """Where argument values are read: the last user turn, else the last message with text,
+    with its index, so that a value's span points into it."""
+    turns = user_turns(request)
+    if turns:
+        return turns[0]
+    found = [(i, message_text(m)) for i, m in enumerate(request.messages) if message_text(m).strip()]
+    return found[-1] if found else (None, "")
 
 
 ADDRESSES = (

@@ -13,11 +13,12 @@ import torch
 
 from shadowswitch.engines.base import Choice, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
+from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
-from shadowswitch.engines.local.conversation import query_text, value_text
+from shadowswitch.engines.local.conversation import query_text, value_turn
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime.encoder import Encoder
@@ -132,17 +133,19 @@ class Decider:
             return enum_choice(best, request, self.filler)
         if policy.engine.arguments == "generative":
             return Choice("tool", best.id, fill_generative=True)
-        text = value_text(request)
+        message, text = value_turn(request)
         # The LM re-ranks close text values where the policy's scorer uses it (lm, hybrid):
         # about 110-210 ms per parameter asked on 2 cores, so `embedding` stays the fast encoder-only path.
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
-        args = self.filler.fill(best.parameters, text, partial(self._decode, best, text), rerank)
-        reason = None
-        if not is_valid(args, best.parameters):
+        filled = self.filler.fill(best.parameters, text, partial(self._decode, best, text), rerank)
+        args = filled.arguments
+        reason = filled.abstain_reason  # a required value the conversation does not give
+        if reason is None and not is_valid(args, best.parameters):
             reason = "invalid_arguments: no value satisfies the tool's schema"
-        elif (best.id, canonical_arguments(args)) in request.previous_calls:
+        elif reason is None and (best.id, canonical_arguments(args)) in request.previous_calls:
             reason = "repeated_call: same tool and arguments as before"
-        return Choice("tool", best.id, arguments=args, abstain_reason=reason)
+        sources = at_message(filled.sources, message)
+        return Choice("tool", best.id, arguments=args, sources=sources, abstain_reason=reason)
 
     def _similarity(self, left: list[str], right: list[str]) -> list[list[float]]:
         vectors = self.encoder.embed_cached([*left, *right])  # one pass for both

@@ -1,4 +1,4 @@
-"""JSON-schema helpers: normalise loose tool schemas, validate, and build a minimal valid value."""
+"""JSON-schema helpers: normalise loose tool schemas, name a schema's type, validate."""
 
 from __future__ import annotations
 
@@ -83,55 +83,6 @@ def is_valid(instance: Any, schema: dict[str, Any]) -> bool:
         return bool(Draft202012Validator(schema).is_valid(instance))
     except SchemaError:
         return False
-
-
-def minimal_instance(schema: dict[str, Any]) -> Any:
-    """A simple value valid against `schema` for the common keywords; the last-resort fill."""
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    if "default" in schema and is_valid(schema["default"], schema):
-        return schema["default"]
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            return minimal_instance(schema[key][0])
-    return _minimal_of_type(main_type(schema), schema)
-
-
-def _minimal_of_type(kind: str | None, schema: dict[str, Any]) -> Any:
-    if kind == "object":
-        props = schema.get("properties") or {}
-        return {k: minimal_instance(props.get(k, {})) for k in schema.get("required") or []}
-    if kind == "array":
-        found = schema.get("items")
-        items: dict[str, Any] = found if isinstance(found, dict) else {}
-        return [minimal_instance(items) for _ in range(int(schema.get("minItems") or 0))]
-    if kind in ("number", "integer"):
-        return _minimal_number(schema, kind)
-    if kind == "boolean":
-        return False
-    if kind == "null":
-        return None
-    if kind == "string":
-        return "x" * int(schema.get("minLength") or 0)
-    return None if kind is None else ""
-
-
-def _minimal_number(schema: dict[str, Any], kind: str) -> int | float:
-    import math
-
-    low = schema.get("minimum", schema.get("exclusiveMinimum"))
-    high = schema.get("maximum", schema.get("exclusiveMaximum"))
-    value: float = 0
-    if isinstance(low, int | float):
-        value = math.floor(low) + 1 if "exclusiveMinimum" in schema else math.ceil(low)
-    elif isinstance(high, int | float) and high < 0:
-        value = math.ceil(high) - 1 if "exclusiveMaximum" in schema else math.floor(high)
-    step = schema.get("multipleOf")
-    if isinstance(step, int | float) and step > 0:
-        value = math.ceil(value / step) * step
-    return int(value) if kind == "integer" or float(value).is_integer() else value
 
 
 def find_enum_property(schema: dict[str, Any]) -> tuple[str, list[Any]] | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from shadowswitch.engines.local.arguments.grounding import Value, from_text, in_message
 from shadowswitch.policy.models import Action, Slot
 from shadowswitch.policy.templates import PLACEHOLDER, content_of, render
 
@@ -27,16 +29,17 @@ def _slot_property(slot: Slot) -> dict[str, Any]:
     return prop
 
 
-def pattern_values(action: Action, texts: list[str]) -> dict[str, Any]:
-    """Slots whose regex matches a user turn, newest turn first."""
-    found: dict[str, Any] = {}
+def pattern_values(action: Action, turns: Sequence[tuple[int | None, str]]) -> dict[str, Value]:
+    """Slots whose regex matches a user turn, newest turn first: (message index, text) each;
+    every value with the span it matched."""
+    found: dict[str, Value] = {}
     for name, slot in action.slots.items():
         if not slot.pattern:
             continue
-        for text in texts:
+        for message, text in turns:
             m = re.search(slot.pattern, text)
             if m:
-                found[name] = typed(m.group(0), slot)
+                found[name] = typed(m.group(0), slot), in_message(from_text(text, *m.span()), message)
                 break
     return found
 
