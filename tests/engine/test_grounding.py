@@ -7,10 +7,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shadowswitch.engines.local.arguments.grounding import grounded, value_turn
+from shadowswitch.engines.local.arguments.grounding import grounded
 from shadowswitch.engines.local.choice.candidates import action_candidate
+from shadowswitch.engines.local.conversation import value_turn
 from shadowswitch.engines.local.outputs import action_choice
 from shadowswitch.policy.models import Action
+from shadowswitch.request import ChatView
 from tests.engine.provenance import assert_grounded
 from tests.engine.test_arguments import FILLER, TEXTS, schemas
 
@@ -131,7 +133,7 @@ def test_a_required_slot_the_text_does_not_give_is_missing() -> None:
             {"role": "user", "content": "  any news?"},
         ]
     }
-    choice = action_choice(action_candidate(action), request, FILLER)
+    choice = action_choice(action_candidate(action), ChatView.parse(request), FILLER)
     assert choice.abstain_reason is None and choice.arguments == {"order_id": "AB123456"}
     assert choice.sources["order_id"] == {
         "source": "text",
@@ -141,7 +143,7 @@ def test_a_required_slot_the_text_does_not_give_is_missing() -> None:
         "message": 0,
     }
     request["messages"][0]["content"] = "Where is my order?"
-    choice = action_choice(action_candidate(action), request, FILLER)
+    choice = action_choice(action_candidate(action), ChatView.parse(request), FILLER)
     assert choice.abstain_reason == "missing_value:order_id" and choice.content is None
 
 
@@ -152,6 +154,7 @@ def test_values_are_read_from_the_last_user_turn_with_its_index() -> None:
         {"role": "user", "content": [{"type": "text", "text": "second"}]},
         {"role": "tool", "content": "x"},
     ]
-    assert value_turn({"messages": messages}) == (2, "second")
-    assert value_turn({"messages": [{"role": "system", "content": "only this"}]}) == (0, "only this")
-    assert value_turn({}) == (None, "")
+    assert value_turn(ChatView.parse({"messages": messages})) == (2, "second")
+    only_system = {"messages": [{"role": "system", "content": "only this"}]}
+    assert value_turn(ChatView.parse(only_system)) == (0, "only this")
+    assert value_turn(ChatView.parse({"messages": [{"role": "assistant", "content": None}]})) == (None, "")
