@@ -243,7 +243,9 @@ def choice_breakdown(
             else:
                 none_ok.append(not called)
         out[f"{STYLES[style]}, {'several tools' if several else 'one tool'}"] = {
-            "tool": _share(tool_ok), "no_tool": _share(none_ok)}  # fmt: skip
+            "tool": _share(tool_ok),
+            "no_tool": _share(none_ok),
+        }
     return out
 
 
@@ -320,9 +322,16 @@ def fit_values(groups: list[Group], l2: float = 1e-3) -> dict[str, float]:
     kinds = sorted({kind for *_, kind in usable})
     w = torch.zeros(len(names), requires_grad=True)
     absent_w = torch.zeros(len(kinds), requires_grad=True)
-    data = [(torch.tensor([[f.get(n, 0.0) for n in names] for f, _ in rows] or [[0.0] * len(names)]),
-             torch.tensor([bool(r) for _, r in rows] or [False]), bool(rows), absent, kinds.index(kind))
-            for rows, absent, kind in usable]  # fmt: skip
+    data = [
+        (
+            torch.tensor([[f.get(n, 0.0) for n in names] for f, _ in rows] or [[0.0] * len(names)]),
+            torch.tensor([bool(r) for _, r in rows] or [False]),
+            bool(rows),
+            absent,
+            kinds.index(kind),
+        )
+        for rows, absent, kind in usable
+    ]
     opt = torch.optim.LBFGS([w, absent_w], max_iter=300)
 
     def closure() -> torch.Tensor:
@@ -347,8 +356,10 @@ def fit_absent(groups: list[Group], weights: dict[str, float]) -> dict[str, floa
     """Per group, the score below which an optional parameter is left out: the threshold that
     gets most parameters right. The likelihood fit above sets it too high, trading right values
     for confidence in "absent"."""
-    tops = [(max((linear(f, weights), bool(r)) for f, r in rows) if rows else None, absent, kind)
-            for rows, absent, kind in groups]  # fmt: skip
+    tops = [
+        (max((linear(f, weights), bool(r)) for f, r in rows) if rows else None, absent, kind)
+        for rows, absent, kind in groups
+    ]
 
     def right(kind: str, threshold: float) -> int:
         ok = 0
@@ -458,8 +469,10 @@ def main() -> None:
         unrelated, own = unrelated_tool_cases(decider, formal)
         rows = choice_rows(decider, chat, 0) + choice_rows(decider, formal + unrelated, 1, own)
         no_tool, metric, temp, balanced = fit_choice(rows)
-        print(f"choice: {len(rows)} cases; no-tool {no_tool}; temperature {temp}; "
-              f"balanced {balanced:.3f}", flush=True)  # fmt: skip
+        print(
+            f"choice: {len(rows)} cases; no-tool {no_tool}; temperature {temp}; balanced {balanced:.3f}",
+            flush=True,
+        )
         print(f"choice by style: {choice_breakdown(rows, no_tool, metric)}", flush=True)
         fitted = replace(cal, no_tool_weights=no_tool, no_tool_metric=metric, choice_temperature=temp)
         cal = _use(decider, fitted)

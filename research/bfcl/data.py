@@ -152,8 +152,12 @@ def parse_call(call: str) -> dict[str, Any] | None:
 def _literal(node: ast.expr) -> Any:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Mult | ast.Add | ast.Sub):
         left, right = _literal(node.left), _literal(node.right)
-        ops = {ast.Div: lambda: left / right, ast.Mult: lambda: left * right,
-               ast.Add: lambda: left + right, ast.Sub: lambda: left - right}  # fmt: skip
+        ops = {
+            ast.Div: lambda: left / right,
+            ast.Mult: lambda: left * right,
+            ast.Add: lambda: left + right,
+            ast.Sub: lambda: left - right,
+        }
         return ops[type(node.op)]()
     return as_json(ast.literal_eval(node))  # tuples as lists, as in BFCL's possible answers
 

@@ -7,8 +7,7 @@ from typing import Any
 
 def tool(name: str, description: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
     params = {"type": "object", "properties": props, "required": required}
-    return {"type": "function", "function": {"name": name, "description": description,
-                                             "parameters": params}}  # fmt: skip
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": params}}
 
 
 def ask(text: str, tools: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:

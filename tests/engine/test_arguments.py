@@ -53,19 +53,26 @@ NAMES = st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=10)
 def scalar(patterns: bool = False) -> st.SearchStrategy[dict[str, Any]]:
     number = st.fixed_dictionaries(
         {"type": st.sampled_from(["integer", "number"])},
-        optional={"minimum": st.integers(-5, 5), "maximum": st.integers(6, 1000),
-                  "description": st.text(max_size=20)},
-    )  # fmt: skip
+        optional={
+            "minimum": st.integers(-5, 5),
+            "maximum": st.integers(6, 1000),
+            "description": st.text(max_size=20),
+        },
+    )
     string = st.fixed_dictionaries(
         {"type": st.just("string")},
-        optional={"minLength": st.integers(0, 3), "maxLength": st.integers(3, 30),
-                  "description": st.text(max_size=20)},
-    )  # fmt: skip
+        optional={
+            "minLength": st.integers(0, 3),
+            "maxLength": st.integers(3, 30),
+            "description": st.text(max_size=20),
+        },
+    )
     if patterns:  # a pattern alone: with length limits too, a schema may have no valid value
         pattern = st.sampled_from(["^[A-Z]{2}[0-9]{3}$", "^[a-z]+$", "^\\d{4}-\\d{2}$"])
         string = st.one_of(string, st.builds(lambda p: {"type": "string", "pattern": p}, pattern))
-    enum = st.builds(lambda v: {"type": "string", "enum": v},
-                     st.lists(NAMES, min_size=1, max_size=4, unique=True))  # fmt: skip
+    enum = st.builds(
+        lambda v: {"type": "string", "enum": v}, st.lists(NAMES, min_size=1, max_size=4, unique=True)
+    )
     boolean = st.just({"type": "boolean"})
     return st.one_of(number, string, enum, boolean)
 
@@ -75,13 +82,14 @@ def schemas(patterns: bool = False) -> st.SearchStrategy[dict[str, Any]]:
     nested = st.recursive(
         leaf,
         lambda inner: st.one_of(
-            st.builds(lambda i, n: {"type": "array", "items": i, "minItems": n},
-                      inner, st.integers(0, 2)),
-            st.builds(lambda p: {"type": "object", "properties": p, "required": list(p)[:1]},
-                      st.dictionaries(NAMES, inner, min_size=1, max_size=3)),
+            st.builds(lambda i, n: {"type": "array", "items": i, "minItems": n}, inner, st.integers(0, 2)),
+            st.builds(
+                lambda p: {"type": "object", "properties": p, "required": list(p)[:1]},
+                st.dictionaries(NAMES, inner, min_size=1, max_size=3),
+            ),
         ),
         max_leaves=4,
-    )  # fmt: skip
+    )
     return st.builds(
         lambda props, k: {"type": "object", "properties": props, "required": list(props)[:k]},
         st.dictionaries(NAMES, nested, min_size=0, max_size=5),
@@ -89,10 +97,15 @@ def schemas(patterns: bool = False) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-TEXTS = st.sampled_from([
-    "", "Book 3 seats to Paris for $1M on 2024-05-01", "use 'AB123' and 'hello' please",
-    "x = 5%, y = -2.5, name John Smith", "turn it off and not on",
-])  # fmt: skip
+TEXTS = st.sampled_from(
+    [
+        "",
+        "Book 3 seats to Paris for $1M on 2024-05-01",
+        "use 'AB123' and 'hello' please",
+        "x = 5%, y = -2.5, name John Smith",
+        "turn it off and not on",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,32 +118,49 @@ def test_every_call_validates(schema: dict[str, Any], text: str) -> None:
 
 
 def test_loose_types_are_normalised() -> None:
-    loose = {"type": "dict", "properties": {"x": {"type": "float"}, "t": {"type": "tuple"},
-                                            "a": {"type": "any"}}}  # fmt: skip
-    assert normalise(loose) == {"type": "object", "properties": {
-        "x": {"type": "number"}, "t": {"type": "array"}, "a": {}}}  # fmt: skip
+    loose = {
+        "type": "dict",
+        "properties": {"x": {"type": "float"}, "t": {"type": "tuple"}, "a": {"type": "any"}},
+    }
+    assert normalise(loose) == {
+        "type": "object",
+        "properties": {"x": {"type": "number"}, "t": {"type": "array"}, "a": {}},
+    }
 
 
 def test_one_span_fills_one_parameter_and_scale_is_kept() -> None:
-    schema = {"type": "object", "required": ["amount", "years"], "properties": {
-        "amount": {"type": "number", "description": "amount invested"},
-        "years": {"type": "integer", "description": "number of years"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["amount", "years"],
+        "properties": {
+            "amount": {"type": "number", "description": "amount invested"},
+            "years": {"type": "integer", "description": "number of years"},
+        },
+    }
     args = values(schema, "invest $1M for 10 years")
     assert args == {"amount": 1_000_000, "years": 10}
 
 
 def test_from_and_to_go_to_source_and_target() -> None:
-    schema = {"type": "object", "required": ["destination", "origin"], "properties": {
-        "destination": {"type": "string", "description": "arrival city"},
-        "origin": {"type": "string", "description": "departure city"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["destination", "origin"],
+        "properties": {
+            "destination": {"type": "string", "description": "arrival city"},
+            "origin": {"type": "string", "description": "departure city"},
+        },
+    }
     want = {"destination": "Berlin", "origin": "Paris"}
     assert values(schema, "Find flights from Paris to Berlin") == want
     assert values(schema, "Find flights to Berlin from Paris") == want
 
 
 def test_a_range_fills_its_minimum_and_maximum() -> None:
-    schema = {"type": "object", "required": ["max_age", "min_age"], "properties": {
-        "max_age": {"type": "integer"}, "min_age": {"type": "integer"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["max_age", "min_age"],
+        "properties": {"max_age": {"type": "integer"}, "min_age": {"type": "integer"}},
+    }
     assert values(schema, "someone between 25 and 35") == {"max_age": 35, "min_age": 25}
 
 
@@ -141,21 +171,35 @@ def test_a_year_parameter_prefers_a_number_that_reads_as_a_year() -> None:
 
 
 def test_nested_objects_are_filled_from_the_text() -> None:
-    schema = {"type": "object", "required": ["order"], "properties": {
-        "order": {"type": "object", "required": ["order_id"], "properties": {
-            "order_id": {"type": "string", "description": "the order id"},
-            "quantity": {"type": "integer", "description": "how many"}}},
-        "filters": {"type": "object", "properties": {"color": {"type": "string"}}}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["order"],
+        "properties": {
+            "order": {
+                "type": "object",
+                "required": ["order_id"],
+                "properties": {
+                    "order_id": {"type": "string", "description": "the order id"},
+                    "quantity": {"type": "integer", "description": "how many"},
+                },
+            },
+            "filters": {"type": "object", "properties": {"color": {"type": "string"}}},
+        },
+    }
     args = values(schema, "Change order AB-1234 to quantity 3")
     assert args == {"order": {"order_id": "AB-1234", "quantity": 3}}
 
 
 def test_flags_follow_what_the_user_says() -> None:
-    schema = {"type": "object", "properties": {
-        "include_hidden": {"type": "boolean", "default": False},
-        "has_garage": {"type": "boolean"},
-        "tax_exempt": {"type": "boolean"},
-        "is_unisex": {"type": "boolean"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {
+            "include_hidden": {"type": "boolean", "default": False},
+            "has_garage": {"type": "boolean"},
+            "tax_exempt": {"type": "boolean"},
+            "is_unisex": {"type": "boolean"},
+        },
+    }
     assert values(schema, "List the files, including hidden ones") == {"include_hidden": True}
     assert values(schema, "A flat in Austin, I don't care about a garage") == {}
     assert values(schema, "What tax do I pay on $250?") == {}
@@ -163,12 +207,16 @@ def test_flags_follow_what_the_user_says() -> None:
 
 
 def test_a_flag_said_in_another_form_of_its_word_is_set_even_to_its_default() -> None:
-    schema = {"type": "object", "properties": {
-        "standardize": {"type": "boolean"},
-        "detailed": {"type": "boolean", "default": False},
-        "private_visibility": {"type": "boolean", "default": False},
-        "equal_variance": {"type": "boolean", "default": True},
-        "portrait": {"type": "boolean"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {
+            "standardize": {"type": "boolean"},
+            "detailed": {"type": "boolean", "default": False},
+            "private_visibility": {"type": "boolean", "default": False},
+            "equal_variance": {"type": "boolean", "default": True},
+            "portrait": {"type": "boolean"},
+        },
+    }
     assert values(schema, "Fit it and apply standardization, with details") == {
         "standardize": True,
         "detailed": True,
@@ -193,8 +241,14 @@ def test_an_identifier_loses_the_word_that_labels_it() -> None:
 
 
 def test_a_word_and_its_plural_meet() -> None:
-    for plural, singular in [("names", "name"), ("dates", "date"), ("cities", "city"), ("boxes", "box"),
-                             ("classes", "class"), ("cases", "case")]:  # fmt: skip
+    for plural, singular in [
+        ("names", "name"),
+        ("dates", "date"),
+        ("cities", "city"),
+        ("boxes", "box"),
+        ("classes", "class"),
+        ("cases", "case"),
+    ]:
         assert stem(plural) == stem(singular), plural
     assert stem("status") == "status" and stem("analysis") == "analysis"
     flag = {
@@ -212,8 +266,11 @@ def test_a_value_written_like_the_descriptions_example_is_preferred() -> None:
     description = (
         "The city where the event is searched for, in the format of 'City, State' (e.g., 'San Francisco, CA')"
     )
-    city = {"type": "object", "required": ["city"],
-            "properties": {"city": {"type": "string", "description": description}}}  # fmt: skip
+    city = {
+        "type": "object",
+        "required": ["city"],
+        "properties": {"city": {"type": "string", "description": description}},
+    }
     text = "Find any Music events happening in San Diego, CA on 05/05/2023?"
     assert values(city, text) == {"city": "San Diego, CA"}
 
@@ -256,8 +313,13 @@ def test_a_flag_written_as_an_enum_is_set_like_a_flag() -> None:
 
 
 def test_a_date_parameter_gets_the_format_its_description_names() -> None:
-    schema = {"type": "object", "required": ["date_of_journey"], "properties": {
-        "date_of_journey": {"type": "string", "description": "Date of the journey, MM/DD/YYYY"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["date_of_journey"],
+        "properties": {
+            "date_of_journey": {"type": "string", "description": "Date of the journey, MM/DD/YYYY"}
+        },
+    }
     # Without the encoder's similarity the date is not convincing enough for a required value.
     assert FILLER.fill(schema, "a train on April 10, 2023 please").missing == ["date_of_journey"]
     lenient = ArgumentFiller(no_similarity, replace(load_calibration(), no_tool_weights={}))
@@ -275,10 +337,16 @@ def test_a_value_labelled_with_its_parameter_name_goes_to_that_parameter() -> No
     assert [s.value for s in nums if labelled(a, s, text)] == [3, 1]
     assert [s.value for s in nums if labelled(c, s, text)] == [-10, 2]
     assert [s.value for s in nums if labelled(velocity, s, text)] == [12]
-    schema = {"type": "object", "required": ["a", "b", "c"],
-              "properties": {k: {"type": "integer"} for k in "abc"}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["a", "b", "c"],
+        "properties": {k: {"type": "integer"} for k in "abc"},
+    }
     assert values(schema, "Solve 3x^2 + 7x - 10 = 0, with 3 for a, 7 for b, and -10 for c.") == {
-        "a": 3, "b": 7, "c": -10}  # fmt: skip
+        "a": 3,
+        "b": 7,
+        "c": -10,
+    }
 
 
 def test_the_parameters_own_name_is_not_its_value() -> None:
@@ -293,12 +361,21 @@ def test_a_number_is_compared_with_its_unit() -> None:
     text = "A 30-year-old, 100 kilograms, 170 cm tall; 5% a year for 2 years."
     numbers = [s for s in extract(text) if s.kind in ("number", "percent")]
     assert list(dict.fromkeys(compared_text(s, text) for s in numbers)) == [
-        "30 year-old", "100 kilograms", "170 cm tall", "5% a year", "2 years"]  # fmt: skip
+        "30 year-old",
+        "100 kilograms",
+        "170 cm tall",
+        "5% a year",
+        "2 years",
+    ]
 
 
 def test_values_are_assigned_jointly_not_best_pair_first() -> None:
-    name, version = params_of({"required": ["name", "version"], "properties": {
-        "name": {"type": "string"}, "version": {"type": "string"}}})  # fmt: skip
+    name, version = params_of(
+        {
+            "required": ["name", "version"],
+            "properties": {"name": {"type": "string"}, "version": {"type": "string"}},
+        }
+    )
     bandana, five = Span("bandana", "bandana", "ident", 0, 7), Span("5", "5", "ident", 20, 21)
     scores = {("name", bandana): 4.9, ("name", five): 5.0, ("version", bandana): 0.0, ("version", five): 4.8}
     pairs = [Pair(p, s, s.value, scores[p.name, s]) for p in (name, version) for s in (bandana, five)]
@@ -320,12 +397,25 @@ def test_an_amount_s_currency_is_the_source_and_in_a_currency_the_target() -> No
 
 
 def test_only_close_text_values_of_required_parameters_are_reranked() -> None:
-    term, count, place = params_of({"required": ["term", "count"], "properties": {
-        "term": {"type": "string"}, "place": {"type": "string"}, "count": {"type": "integer"}}})  # fmt: skip
+    term, count, place = params_of(
+        {
+            "required": ["term", "count"],
+            "properties": {
+                "term": {"type": "string"},
+                "place": {"type": "string"},
+                "count": {"type": "integer"},
+            },
+        }
+    )
     lit, urban = Span("lit", "lit", "quoted", 0, 3), Span("Urban", "Urban", "name", 9, 14)
     two = Span("2", 2, "number", 20, 21)
-    pairs = [Pair(term, urban, "Urban", 3.9), Pair(term, lit, "lit", 3.1), Pair(place, lit, "lit", 3.0),
-             Pair(place, urban, "Urban", 2.9), Pair(count, two, 2, 1.0)]  # fmt: skip
+    pairs = [
+        Pair(term, urban, "Urban", 3.9),
+        Pair(term, lit, "lit", 3.1),
+        Pair(place, lit, "lit", 3.0),
+        Pair(place, urban, "Urban", 2.9),
+        Pair(count, two, 2, 1.0),
+    ]
     assert close_values(pairs, "term", 1.0) == ["Urban", "lit"]
     assert close_values(pairs, "term", 0.5) == []  # the runner-up is 0.8 behind
     asked: list[tuple[str, list[Any]]] = []

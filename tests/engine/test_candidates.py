@@ -26,8 +26,12 @@ def ids(request: dict, policy: Policy = POLICY) -> list[str]:
 
 def test_auto_offers_every_tool_and_no_tool() -> None:
     assert ids(ask("hi", TOOLS)) == [
-        "get_weather", "book_flight", "triangle_area", "send_email", NO_TOOL_ID,
-    ]  # fmt: skip
+        "get_weather",
+        "book_flight",
+        "triangle_area",
+        "send_email",
+        NO_TOOL_ID,
+    ]
 
 
 def test_required_has_no_no_tool() -> None:
@@ -59,11 +63,14 @@ def test_repeated_parameterless_call_is_filtered() -> None:
     ping = {"type": "function", "function": {"name": "ping", "parameters": {"type": "object"}}}
     history = [
         {"role": "user", "content": "ping it"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "1", "type": "function", "function": {"name": "ping", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "1", "type": "function", "function": {"name": "ping", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "1", "content": "pong"},
         {"role": "user", "content": "again"},
-    ]  # fmt: skip
+    ]
     cset = build_candidates({"messages": history, "tools": [ping, WEATHER]}, POLICY)
     assert [c.id for c in cset.candidates] == ["get_weather", NO_TOOL_ID]
     assert cset.filtered == [("ping", "repeated_call")]
@@ -85,12 +92,22 @@ def test_malformed_tools_never_reach_the_engine() -> None:
 
 
 def test_actions_and_schema_enum() -> None:
-    policy = Policy(task_type="t", engine={"candidates": "actions"},
-                    actions=[{"id": "a", "description": "do a", "output": "x"}])  # fmt: skip
+    policy = Policy(
+        task_type="t",
+        engine={"candidates": "actions"},
+        actions=[{"id": "a", "description": "do a", "output": "x"}],
+    )
     assert ids(ask("hi"), policy) == ["a"]
-    fmt = {"type": "json_schema", "json_schema": {"name": "r", "schema": {
-        "type": "object", "properties": {"n": {"type": "string"},
-                                         "label": {"enum": ["spam", "ham"]}}}}}  # fmt: skip
+    fmt = {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "r",
+            "schema": {
+                "type": "object",
+                "properties": {"n": {"type": "string"}, "label": {"enum": ["spam", "ham"]}},
+            },
+        },
+    }
     policy = Policy(task_type="t", engine={"candidates": "schema_enum"})
     assert ids(ask("hi", response_format=fmt), policy) == ["spam", "ham"]
 

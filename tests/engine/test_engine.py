@@ -34,31 +34,49 @@ async def test_numbers_go_to_their_parameters(engine: Any) -> None:
 
 
 async def test_a_value_is_not_taken_with_its_label_and_dates_go_to_date_parameters(engine: Any) -> None:
-    mandates = tool("list_mandates", "List a user's active mandates", {
-        "user_id": {"type": "string", "description": "the user's id"},
-        "start_date": {"type": "string", "description": "first day, YYYY-MM-DD"}}, ["user_id"])  # fmt: skip
+    mandates = tool(
+        "list_mandates",
+        "List a user's active mandates",
+        {
+            "user_id": {"type": "string", "description": "the user's id"},
+            "start_date": {"type": "string", "description": "first day, YYYY-MM-DD"},
+        },
+        ["user_id"],
+    )
     request = ask("List mandates of the user with ID U123456 since April 2nd, 2024", [mandates])
     choice = await engine.decide({**request, "tool_choice": "required"}, POLICY)
     assert choice.arguments == {"user_id": "U123456", "start_date": "2024-04-02"}
 
 
-@pytest.mark.parametrize("text", [
-    "Patient file: 30 years, 100 kg, 170 cm.",
-    "I'm a 30-year-old guy, weigh about 100 kilograms, and I'm 170 centimeters tall.",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Patient file: 30 years, 100 kg, 170 cm.",
+        "I'm a 30-year-old guy, weigh about 100 kilograms, and I'm 170 centimeters tall.",
+    ],
+)
 async def test_numbers_are_told_apart_by_their_units(engine: Any, text: str) -> None:
-    needs = tool("daily_needs", "Daily calorie needs", {
-        "weight": {"type": "integer", "description": "Body weight in kilograms."},
-        "height": {"type": "integer", "description": "Height in centimeters."},
-        "age": {"type": "integer", "description": "Age in years."}}, ["weight", "height", "age"])  # fmt: skip
+    needs = tool(
+        "daily_needs",
+        "Daily calorie needs",
+        {
+            "weight": {"type": "integer", "description": "Body weight in kilograms."},
+            "height": {"type": "integer", "description": "Height in centimeters."},
+            "age": {"type": "integer", "description": "Age in years."},
+        },
+        ["weight", "height", "age"],
+    )
     choice = await engine.decide({**ask(text, [needs]), "tool_choice": "required"}, POLICY)
     assert choice.arguments == {"weight": 100, "height": 170, "age": 30}
 
 
-@pytest.mark.parametrize(("text", "ip"), [
-    ("This IP keeps showing up in our logs. It's 172.16.254.1. Where is it?", "172.16.254.1"),
-    ("Could you track down the location of this IP? It's 10.0.0.7, and it keeps showing up.", "10.0.0.7"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "ip"),
+    [
+        ("This IP keeps showing up in our logs. It's 172.16.254.1. Where is it?", "172.16.254.1"),
+        ("Could you track down the location of this IP? It's 10.0.0.7, and it keeps showing up.", "10.0.0.7"),
+    ],
+)
 async def test_the_parameters_own_name_is_not_taken_as_its_value(engine: Any, text: str, ip: str) -> None:
     address = {"type": "string", "description": "The IP address to locate."}
     locate = tool("locate_ip", "Where an IP address is", {"ip_address": address}, ["ip_address"])
@@ -67,26 +85,39 @@ async def test_the_parameters_own_name_is_not_taken_as_its_value(engine: Any, te
 
 
 async def test_each_value_goes_where_it_fits_best_overall(engine: Any) -> None:
-    badge = tool("get_violation_badge", "A project's policy violation badge", {
-        "project_name": {"type": "string", "description": "The name of the project"},
-        "project_version": {"type": "string", "description": "The version of the project"}},
-        ["project_name", "project_version"])  # fmt: skip
+    badge = tool(
+        "get_violation_badge",
+        "A project's policy violation badge",
+        {
+            "project_name": {"type": "string", "description": "The name of the project"},
+            "project_version": {"type": "string", "description": "The version of the project"},
+        },
+        ["project_name", "project_version"],
+    )
     text = "I want the violation badge for project bandana. The version is 5."
     choice = await engine.decide({**ask(text, [badge]), "tool_choice": "required"}, POLICY)
     assert choice.arguments == {"project_name": "bandana", "project_version": "5"}
 
 
-@pytest.mark.parametrize("text", [
-    "Convert 500 Euros to Japanese Yen, please.",
-    "What do I get for 500 when I change from euros to yen?",
-    "I have 500 euros. How much is that in yen?",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Convert 500 Euros to Japanese Yen, please.",
+        "What do I get for 500 when I change from euros to yen?",
+        "I have 500 euros. How much is that in yen?",
+    ],
+)
 async def test_a_named_currency_is_passed_as_its_code(engine: Any, text: str) -> None:
-    convert = tool("convert_currency", "Convert an amount between currencies", {
-        "amount": {"type": "number", "description": "The amount to convert."},
-        "from_currency": {"type": "string", "description": "The currency to convert from."},
-        "to_currency": {"type": "string", "description": "The currency to convert to."}},
-        ["amount", "from_currency", "to_currency"])  # fmt: skip
+    convert = tool(
+        "convert_currency",
+        "Convert an amount between currencies",
+        {
+            "amount": {"type": "number", "description": "The amount to convert."},
+            "from_currency": {"type": "string", "description": "The currency to convert from."},
+            "to_currency": {"type": "string", "description": "The currency to convert to."},
+        },
+        ["amount", "from_currency", "to_currency"],
+    )
     choice = await engine.decide({**ask(text, [convert]), "tool_choice": "required"}, POLICY)
     assert choice.arguments == {"amount": 500, "from_currency": "EUR", "to_currency": "JPY"}
 
@@ -133,19 +164,25 @@ async def test_actions_render_their_output(engine: Any) -> None:
         task_type="t",
         engine={"candidates": "actions", "min_confidence": 0, "min_margin": 0},
         actions=[
-            {"id": "order_status", "description": "Look up where the user's order is",
-             "examples": ["where is my order", "has my package shipped yet"],
-             "output": {"action": "order_status", "action_input": {"order_id": "{order_id}"}},
-             "slots": {"order_id": {"type": "string", "pattern": "[A-Z]{2}\\d{6}"}}},
-            {"id": "final_answer", "description": "Answer the user directly",
-             "examples": ["thanks, goodbye", "what can you help me with?"],
-             "output": {"action": "Final Answer", "action_input": "{text}"}, "fill": "generative"},
+            {
+                "id": "order_status",
+                "description": "Look up where the user's order is",
+                "examples": ["where is my order", "has my package shipped yet"],
+                "output": {"action": "order_status", "action_input": {"order_id": "{order_id}"}},
+                "slots": {"order_id": {"type": "string", "pattern": "[A-Z]{2}\\d{6}"}},
+            },
+            {
+                "id": "final_answer",
+                "description": "Answer the user directly",
+                "examples": ["thanks, goodbye", "what can you help me with?"],
+                "output": {"action": "Final Answer", "action_input": "{text}"},
+                "fill": "generative",
+            },
         ],
-    )  # fmt: skip
+    )
     choice = await engine.decide(ask("Where is my order AB123456? It hasn't arrived"), policy)
     assert choice.kind == "action" and choice.name == "order_status"
-    assert json.loads(choice.content) == {
-        "action": "order_status", "action_input": {"order_id": "AB123456"}}  # fmt: skip
+    assert json.loads(choice.content) == {"action": "order_status", "action_input": {"order_id": "AB123456"}}
     choice = await engine.decide(ask("Thanks, that's all! Have a nice day"), policy)
     assert choice.name == "final_answer" and choice.fill_generative
 
@@ -156,7 +193,7 @@ async def test_schema_enum(engine: Any) -> None:
         "required": ["sentiment"],
         "properties": {"sentiment": {"type": "string", "enum": ["positive", "negative"]}},
     }
-    fmt = {"type": "json_schema", "json_schema": {"name": "s", "schema": schema}}  # fmt: skip
+    fmt = {"type": "json_schema", "json_schema": {"name": "s", "schema": schema}}
     policy = Policy(task_type="t", engine={"candidates": "schema_enum", "min_confidence": 0})
     choice = await engine.decide(ask("This is terrible, I hate it", response_format=fmt), policy)
     assert choice.kind == "enum" and choice.name == "negative"
@@ -185,7 +222,7 @@ async def test_repeated_call_abstains(engine: Any) -> None:
         {"role": "assistant", "content": None, "tool_calls": [call]},
         {"role": "tool", "tool_call_id": "1", "content": "sunny"},
         {"role": "user", "content": "Weather in Paris?"},
-    ]  # fmt: skip
+    ]
     choice = await engine.decide({"messages": messages, "tools": [WEATHER, FLIGHT]}, POLICY)
     assert choice.name == "get_weather"
     assert choice.abstain_reason and "repeated_call" in choice.abstain_reason
@@ -218,8 +255,10 @@ async def test_the_hybrid_scorer_asks_the_lm_about_close_text_values(engine: Any
         return scores
 
     monkeypatch.setattr(engine.engine, "rerank", spy)
-    fast = await engine.decide(request, POLICY.model_copy(update={"engine": POLICY.engine.model_copy(
-        update={"scorer": "embedding"})}))  # fmt: skip
+    fast = await engine.decide(
+        request,
+        POLICY.model_copy(update={"engine": POLICY.engine.model_copy(update={"scorer": "embedding"})}),
+    )
     assert asked == []  # the encoder-only scorer never waits for the LM
     both = await engine.decide(request, POLICY)  # hybrid
     assert [param for param, _, _ in asked] == ["term"]

@@ -100,8 +100,11 @@ def test_other_templates_write_the_conversation_up_to_the_answer(
     chat = ChatFormat.of(tokenizer)
     system, user, answer = "Pick one option.\n- a: first", "I want the first", "Option:"
     prompt = chat.fixed(System(system)) + chat.variable(Turn(user, answer))
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user},
-                {"role": "assistant", "content": answer}]  # fmt: skip
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+        {"role": "assistant", "content": answer},
+    ]
     if template == GEMMA:  # no system role: the instructions open the user's turn
         messages = [{"role": "user", "content": system + "\n\n" + user}, messages[2]]
     assert tokenizer.apply_chat_template(messages, tokenize=False).startswith(prompt)

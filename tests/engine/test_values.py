@@ -60,8 +60,9 @@ def test_a_run_of_numbers_keeps_its_last_item_and_its_thousands() -> None:
 def test_render_keeps_types_for_whole_placeholders() -> None:
     template = {"action": "lookup", "input": {"id": "{order_id}", "n": "{n}", "msg": "id {n}"}}
     assert render(template, {"order_id": "AB123456", "n": 3}) == {
-        "action": "lookup", "input": {"id": "AB123456", "n": 3, "msg": "id 3"}
-    }  # fmt: skip
+        "action": "lookup",
+        "input": {"id": "AB123456", "n": 3, "msg": "id 3"},
+    }
 
 
 def test_numbers_written_against_their_unit() -> None:

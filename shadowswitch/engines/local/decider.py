@@ -95,13 +95,18 @@ class Decider:
 
     def _by_rule(self, cset: CandidateSet, policy: Policy) -> Choice:
         if cset.forced is not None:
-            return Choice("no_tool", None, candidates=[ScoredCandidate(NO_TOOL_ID, 1.0, 1.0)],
-                          confidence=1.0, margin=1.0, fill_generative=True)  # fmt: skip
+            return Choice(
+                "no_tool",
+                None,
+                candidates=[ScoredCandidate(NO_TOOL_ID, 1.0, 1.0)],
+                confidence=1.0,
+                margin=1.0,
+                fill_generative=True,
+            )
         reason = cset.abstain_reason or "no_candidates"
         return Choice(KIND_OF[policy.engine.candidates], None, abstain_reason=reason)  # type: ignore[arg-type]
 
-    def _rank(self, cands: list[Candidate], request: ChatView, policy: Policy,
-              query: Any) -> Ranking:  # fmt: skip
+    def _rank(self, cands: list[Candidate], request: ChatView, policy: Policy, query: Any) -> Ranking:
         cands = self.chooser.shortlist(query, cands, policy.engine.max_candidates)
         if len(cands) == 1:
             return Ranking(cands, [0.0], [1.0])

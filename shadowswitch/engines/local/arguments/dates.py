@@ -31,8 +31,7 @@ PATTERNS = [
     re.compile(rf"\b{DAY_RE}(?:\s+of)?\s+{MONTH_RE}(?:,?\s+{YEAR_RE})?\b", re.IGNORECASE),
     re.compile(rf"\b{MONTH_RE}\s+{YEAR_RE}\b", re.IGNORECASE),
 ]
-TIME_RE = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b",
-                     re.IGNORECASE)  # fmt: skip
+TIME_RE = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
 
 
 DateSpan = tuple[str, str, int, int]  # surface, value, start, end
@@ -64,10 +63,15 @@ DAY_TIME_GAP = re.compile(r"[\s,]*(?:at\s*)?", re.IGNORECASE)
 
 # A date format a parameter's description asks for → strftime; ISO is the default.
 FORMATS = {
-    "MM/DD/YYYY": "%m/%d/%Y", "DD/MM/YYYY": "%d/%m/%Y", "MM-DD-YYYY": "%m-%d-%Y",
-    "DD-MM-YYYY": "%d-%m-%Y", "YYYY/MM/DD": "%Y/%m/%d", "YYYY-MM-DD HH:MM:SS": "%Y-%m-%d %H:%M:%S",
-    "YYYY-MM-DD HH:MM": "%Y-%m-%d %H:%M", "YYYY-MM-DD": "%Y-%m-%d",
-}  # fmt: skip
+    "MM/DD/YYYY": "%m/%d/%Y",
+    "DD/MM/YYYY": "%d/%m/%Y",
+    "MM-DD-YYYY": "%m-%d-%Y",
+    "DD-MM-YYYY": "%d-%m-%Y",
+    "YYYY/MM/DD": "%Y/%m/%d",
+    "YYYY-MM-DD HH:MM:SS": "%Y-%m-%d %H:%M:%S",
+    "YYYY-MM-DD HH:MM": "%Y-%m-%d %H:%M",
+    "YYYY-MM-DD": "%Y-%m-%d",
+}
 
 
 def asked_format(description: str) -> str | None:

@@ -21,9 +21,18 @@ class Span:
 
 
 SCALES = {
-    "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "million": 1e6,
-    "b": 1e9, "bn": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12,
-}  # fmt: skip
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "mil": 1e6,
+    "million": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+    "t": 1e12,
+    "trillion": 1e12,
+}
 NUMBER_RE = re.compile(
     r"(?<![\w.\-^/])(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
     r"(?:(?P<pct>\s?%|\s(?:percent|per cent)\b)"
@@ -36,8 +45,10 @@ UNIT_NUMBER_RE = re.compile(
 )
 NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
 WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
-QUOTE_RE = re.compile(r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
-                      r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’")  # fmt: skip
+QUOTE_RE = re.compile(
+    r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
+    r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
+)
 IDENT_RE = re.compile(r"(?<![\w@/.:-])[\w@/.:+~-]*[\w@/.:~-][\w@/.:+~-]*")
 WORD_RE = re.compile(r"(?<![\w$])(?:[A-Za-z][\w'&.-]*\w|[A-Za-z])")
 
@@ -57,8 +68,9 @@ def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
 
 def _inside(span: Span, outer: list[Span]) -> bool:
     """Part of a longer span ("April" of "April 11th, 2023"): the longer one is the value."""
-    return any(o.start <= span.start and span.end <= o.end and o.end - o.start > span.end - span.start
-               for o in outer)  # fmt: skip
+    return any(
+        o.start <= span.start and span.end <= o.end and o.end - o.start > span.end - span.start for o in outer
+    )
 
 
 def numbers(text: str) -> list[Span]:

@@ -273,10 +273,25 @@ def same_word(a: str, b: str) -> bool:
 
 
 # Words that only make a flag's name a verb or a noun: include_hidden is about "hidden".
-FLAG_WORDS = frozenset({
-    "include", "is", "has", "allow", "allowed", "enable", "enabled", "show", "apply", "only", "use",
-    "visibility", "flag", "mode", "option",
-})  # fmt: skip
+FLAG_WORDS = frozenset(
+    {
+        "include",
+        "is",
+        "has",
+        "allow",
+        "allowed",
+        "enable",
+        "enabled",
+        "show",
+        "apply",
+        "only",
+        "use",
+        "visibility",
+        "flag",
+        "mode",
+        "option",
+    }
+)
 
 
 def mentioned(index: TextIndex, words: Sequence[str]) -> bool:

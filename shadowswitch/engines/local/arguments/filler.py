@@ -259,8 +259,10 @@ class ArgumentFiller:
         sims = self.similarity([p.text for p in params], texts)
         row = {p.name: i for i, p in enumerate(params)}
         col = {t: j for j, t in enumerate(texts)}
-        scored = [(p, s, v, self._scored(p, s, index, sims[row[p.name]][col[compared[s]]], orders, wrappers))
-                  for p, s, v in pairs]  # fmt: skip
+        scored = [
+            (p, s, v, self._scored(p, s, index, sims[row[p.name]][col[compared[s]]], orders, wrappers))
+            for p, s, v in pairs
+        ]
         return [Pair(p, s, v, score, feats) for p, s, v, (score, feats) in scored]
 
     def _scored(
@@ -381,9 +383,11 @@ def wrapping(spans: list[Span]) -> set[Span]:
     it keeps showing up" holds the address, which is the value, not the sentence around it."""
     inner = [s for s in spans if s.kind in SPECIFIC]
     return {
-        s for s in spans if s.kind not in SPECIFIC
+        s
+        for s in spans
+        if s.kind not in SPECIFIC
         and any(s.start <= i.start and i.end <= s.end and (i.start, i.end) != (s.start, s.end) for i in inner)
-    }  # fmt: skip
+    }
 
 
 RERANK_VALUES = 4  # a parameter's best distinct values the language model compares

@@ -36,8 +36,9 @@ def list_spans(text: str) -> list[Span]:
     if len(nums) >= 2:  # "the sum of 133 and 34": every number, in order
         ordered = [nums[k] for k in sorted(nums)]
         first, last = ordered[0], ordered[-1]
-        out.append(Span(text[first.start : last.end], [s.value for s in ordered], "list",
-                        first.start, last.end))  # fmt: skip
+        out.append(
+            Span(text[first.start : last.end], [s.value for s in ordered], "list", first.start, last.end)
+        )
     for m in ENUMERATION.finditer(text):
         items = _split(re.sub(r",? (?:and|or) ", ", ", m.group(0)))
         out.append(Span(m.group(0), [_typed(i) for i in items], "list", m.start(), m.end()))
@@ -90,8 +91,11 @@ def joined(spans: list[Span], text: str) -> list[Span]:
             runs[-1].append(span)
         else:
             runs.append([span])
-    return [Span(text[r[0].start : r[-1].end], [x.value for x in r], "list", r[0].start, r[-1].end)
-            for r in runs if len(r) >= 2]  # fmt: skip
+    return [
+        Span(text[r[0].start : r[-1].end], [x.value for x in r], "list", r[0].start, r[-1].end)
+        for r in runs
+        if len(r) >= 2
+    ]
 
 
 def _between(text: str, left: Span, right: Span) -> str:

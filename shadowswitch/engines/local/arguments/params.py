@@ -85,5 +85,6 @@ def params_of(parameters: dict[str, Any]) -> list[Param]:
 def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
     kind = "enum" if isinstance(schema.get("enum"), list) and schema["enum"] else main_type(schema)
     desc = str(schema.get("description") or "")
-    return Param(name, schema, required, kind or "any", keywords(humanise(name)), keywords(desc),
-                 role_of(name, desc))  # fmt: skip
+    return Param(
+        name, schema, required, kind or "any", keywords(humanise(name)), keywords(desc), role_of(name, desc)
+    )

@@ -144,8 +144,13 @@ class LanguageModel:
         dtype = self.model.dtype
         mask = torch.zeros(1, 1, n, past + n, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
         cache = copy.deepcopy(state.cache)  # the forward appends to it; the state stays usable
-        out = self._forward(torch.tensor([inputs]), cache, keep, attention_mask=mask,
-                            position_ids=torch.tensor([[past + p for p in positions]]))  # fmt: skip
+        out = self._forward(
+            torch.tensor([inputs]),
+            cache,
+            keep,
+            attention_mask=mask,
+            position_ids=torch.tensor([[past + p for p in positions]]),
+        )
         return torch.log_softmax(out.logits[0].float(), dim=-1), _cache_of(out)
 
     @torch.inference_mode()
