@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
 from typing import Any
 
 import anyio
@@ -13,10 +14,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
 from shadowswitch.api import admin, chat, dashboard, health, report
 from shadowswitch.api.deps import AppState
+from shadowswitch.durations import parse_since
 from shadowswitch.engines.base import LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
@@ -33,6 +36,7 @@ from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
+from shadowswitch.store.tables import utcnow
 
 log = logging.getLogger(__name__)
 LocalFactory = Callable[[], LocalEngine]
@@ -57,7 +61,13 @@ def create_app(
     outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics)
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
     pipeline = Pipeline(
-        policies, generative or LiteLLMEngine(), recorder, live, outcomes=outcomes, metrics=metrics
+        policies,
+        generative or LiteLLMEngine(),
+        recorder,
+        live,
+        outcomes=outcomes,
+        metrics=metrics,
+        prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
     )
     state = AppState(
         settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics
@@ -72,10 +82,12 @@ def create_app(
         recorder.start()
         live.start()
         loading = asyncio.create_task(_load_local(state, local_factory, settings))
+        pruning = asyncio.create_task(_prune_every_hour(decisions, parse_since(settings.retention)))
         try:
             yield
         finally:
             loading.cancel()
+            pruning.cancel()
             await pipeline.drain()
             await live.stop()
             await recorder.stop()
@@ -88,6 +100,18 @@ def create_app(
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     _install_error_handlers(app)
     return app
+
+
+async def _prune_every_hour(decisions: DecisionStore, retention: timedelta) -> None:
+    """Retention: decisions older than `settings.retention` go, hourly, off the event loop."""
+    while True:
+        try:
+            removed = await anyio.to_thread.run_sync(decisions.prune, utcnow() - retention)
+            if removed:
+                log.info("retention: pruned %d decisions older than %s", removed, retention)
+        except SQLAlchemyError:
+            log.exception("retention: pruning failed; trying again in an hour")
+        await asyncio.sleep(3600)
 
 
 async def _load_local(state: AppState, factory: LocalFactory | None, settings: Settings) -> None:

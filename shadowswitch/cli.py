@@ -261,17 +261,20 @@ def db_upgrade(db: DbOpt = None) -> None:
 
 @db_app.command("prune")
 def db_prune(
-    older_than: Annotated[str, typer.Option("--older-than", help="Age like 30d, 12h, 90m")] = "30d",
+    older_than: Annotated[
+        str | None, typer.Option("--older-than", help="Age like 30d, 12h [env SHADOWSWITCH_RETENTION, 30d]")
+    ] = None,
     db: DbOpt = None,
 ) -> None:
-    """Delete decision records older than the given age."""
+    """Delete decision records older than the given age (`serve` also does it every hour)."""
+    older_than = older_than or _settings().retention
     before = datetime.now(UTC) - parse_age(older_than)
     _, decisions = _stores(db)
     console.print(f"deleted {decisions.prune(before)} decisions older than {older_than}")
 
 
 def parse_age(text: str) -> timedelta:
-    from shadowswitch.report import parse_since
+    from shadowswitch.durations import parse_since
 
     try:
         return parse_since(text)

@@ -7,6 +7,7 @@ classify → rollout route (sticky bucket) → local engine or generative (LiteL
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import uuid
@@ -94,6 +95,7 @@ class Pipeline:
         local: LocalEngine | None = None,
         outcomes: OutcomeSink | None = None,
         metrics: Metrics | None = None,
+        prompt_cap: int | None = None,
     ):
         self.policies = policies
         self.generative = generative
@@ -102,6 +104,7 @@ class Pipeline:
         self.local = local
         self.outcomes = outcomes
         self.metrics = metrics
+        self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
 
@@ -136,6 +139,8 @@ class Pipeline:
             stream=request.stream,
             model=request.model,
         )
+        if self.prompt_cap is not None:
+            decision.prompt = stored_prompt(request, self.prompt_cap)
         upstream = policy.upstream if policy else self.policies.defaults.upstream
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, decision)
 
@@ -339,6 +344,12 @@ class Pipeline:
         self.recorder.record(ctx.decision, calls)
         if self.metrics:
             self.metrics.observe(ctx.decision)
+
+
+def stored_prompt(request: ChatView, cap: int) -> str:
+    """The request's messages as JSON, cut to `cap` bytes (at a character boundary)."""
+    text = json.dumps(list(request.messages), ensure_ascii=False)
+    return text.encode()[:cap].decode("utf-8", "ignore")
 
 
 def _ms_since(started: float) -> float:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from shadowswitch.answers import call_of
@@ -17,15 +16,6 @@ from shadowswitch.verdict import Counts, Evidence, judge
 
 PATHS = ("local", "generative", "fallback")
 NO_TOOL = "__no_tool__"
-
-
-def parse_since(text: str) -> timedelta:
-    """`24h`, `30m`, `7d`, `90s`, `2w` → a timedelta; ValueError on anything else."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text or "")
-    if not match:
-        raise ValueError(f"cannot read the duration {text!r}; use e.g. 24h, 30m, 7d")
-    unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[match.group(2)]
-    return timedelta(**{unit: float(match.group(1))})
 
 
 def path_stats(rows: list[Decision]) -> dict[str, Any]:

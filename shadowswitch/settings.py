@@ -8,6 +8,8 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from shadowswitch.durations import parse_since
+
 
 def packaged_calibration() -> Path:
     """The prior shipped with the package (imported here only when Settings are built)."""
@@ -30,8 +32,17 @@ class Settings(BaseSettings):
     load_models: bool = True  # False: serve generative only (no local engine)
     model_cache: Path | None = None
     calibration: Path = Field(default_factory=packaged_calibration)  # the local engine's prior
+    retention: str = "30d"  # decisions older than this are pruned (`db prune`, and hourly by `serve`)
+    store_prompts: bool = False  # keep each request's messages on its decision (never needed to compare)
+    prompt_cap_bytes: int = Field(default=16 * 1024, ge=0)  # ... cut to this many bytes
     # The local engine's optional tables, comma-separated ("places,currencies"; "" for none).
     knowledge: Annotated[tuple[str, ...], NoDecode] = ("places", "currencies")
+
+    @field_validator("retention")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        parse_since(value)  # ValueError names the accepted forms
+        return value
 
     @field_validator("knowledge", mode="before")
     @classmethod

@@ -32,3 +32,13 @@ def test_an_empty_database_is_left_as_it_is_until_db_upgrade(db_url: str) -> Non
     assert runner.invoke(cli, ["db", "upgrade", "--db", db_url]).exit_code == 0
     status = runner.invoke(cli, ["rollout", "status", "--db", db_url])
     assert status.exit_code == 0 and "no task types yet" in status.output
+
+
+def test_a_database_behind_is_left_as_it_is_until_db_upgrade(db_url: str) -> None:
+    db.upgrade(db_url, "0002")  # the schema a previous version left
+    runner = CliRunner()
+    behind = runner.invoke(cli, ["report", "--db", db_url])
+    assert behind.exit_code == 1 and "is at 0002" in behind.output, behind.output
+    assert "prompt" not in {c["name"] for c in inspect(db.make_engine(db_url)).get_columns("decision")}
+    assert runner.invoke(cli, ["db", "upgrade", "--db", db_url]).exit_code == 0
+    assert runner.invoke(cli, ["report", "--db", db_url]).exit_code == 0

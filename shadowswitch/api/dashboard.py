@@ -20,8 +20,9 @@ from fastapi.templating import Jinja2Templates
 
 from shadowswitch.api.deps import AppState, StateDep
 from shadowswitch.dashboard import series
+from shadowswitch.durations import parse_since
 from shadowswitch.errors import NotFound
-from shadowswitch.report import build_report, parse_since, rollout_modes
+from shadowswitch.report import build_report, rollout_modes
 from shadowswitch.store.rollouts import rollout_json
 from shadowswitch.store.tables import Decision, utcnow
 

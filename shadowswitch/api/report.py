@@ -8,8 +8,9 @@ import anyio
 from fastapi import APIRouter
 
 from shadowswitch.api.deps import StateDep
+from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
-from shadowswitch.report import build_report, parse_since, rollout_modes
+from shadowswitch.report import build_report, rollout_modes
 from shadowswitch.store.tables import utcnow
 
 router = APIRouter(prefix="/v1/shadowswitch")

@@ -50,6 +50,7 @@ class Decision(SQLModel, table=True):
     timings_ms: Any = Field(default=None, sa_column=Column(JSON))
     shadow: Any = Field(default=None, sa_column=Column(JSON))  # the other path, when both ran
     agreement: bool | None = None
+    prompt: str | None = Field(default=None, sa_column=Column(Text))  # only with store_prompts, capped
 
 
 class ToolCall(SQLModel, table=True):
