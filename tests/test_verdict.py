@@ -86,3 +86,34 @@ def test_the_verdict_stays_honest_under_continuous_monitoring() -> None:
     sequential, naive = _false_alarms(runs, pairs=2000, rate_=0.9, seed=7)
     assert sequential / runs <= 0.05, sequential
     assert naive / runs > 0.05, naive  # a fixed interval, looked at after every pair, cries wolf
+
+
+def test_money_saved_is_the_mean_upstream_price_times_the_local_answers() -> None:
+    from shadowswitch.report import saving
+    from shadowswitch.store.tables import Decision
+
+    def row(path: str, model: str | None = None, prompt: int = 0, completion: int = 0) -> Decision:
+        return Decision(
+            id=f"{path}{prompt}",
+            task_type="t",
+            path=path,
+            route="local",
+            mode="canary",
+            upstream_model=model,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+        )
+
+    # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens
+    paid = [
+        row("generative", "openai/gpt-4o-mini", 1000, 100),
+        row("generative", "openai/gpt-4o-mini", 3000, 300),
+    ]
+    local = [row("local") for _ in range(10)]
+    found = saving(paid + local, days=0.5)
+    mean = (1000 * 0.15e-6 + 100 * 0.6e-6 + 3000 * 0.15e-6 + 300 * 0.6e-6) / 2  # $0.00042 a call
+    assert found["usd"] == pytest.approx(10 * mean) and found["usd_per_day"] == pytest.approx(
+        20 * mean, abs=1e-4
+    )
+    unknown = saving([row("generative", "openai/scripted", 10, 10), *local], days=1)
+    assert unknown["usd"] is None and unknown["note"].startswith("unknown")
