@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from shadowswitch import openai_format as wire
 from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local_message, same_call, same_tool
+from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.errors import ShadowswitchError, UpstreamError
@@ -32,6 +33,7 @@ from shadowswitch.store.tables import Decision
 from shadowswitch.validate import check_answer
 
 log = logging.getLogger(__name__)
+BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
 MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
 
 
@@ -76,6 +78,7 @@ class Context:
     policy: Policy | None
     upstream: Upstream
     route: Route
+    sticky: str  # the key the route was bucketed by
     decision: Decision
     started: float = field(default_factory=time.perf_counter)
     upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
@@ -107,6 +110,7 @@ class Pipeline:
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
+        self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
 
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
@@ -142,7 +146,7 @@ class Pipeline:
         if self.prompt_cap is not None:
             decision.prompt = stored_prompt(request, self.prompt_cap)
         upstream = policy.upstream if policy else self.policies.defaults.upstream
-        return Context(request, task or UNCLASSIFIED, policy, upstream, route, decision)
+        return Context(request, task or UNCLASSIFIED, policy, upstream, route, key, decision)
 
     # -- local ---------------------------------------------------------------------------
 
@@ -154,11 +158,11 @@ class Pipeline:
         except Exception as exc:
             log.exception("local engine failed on task %s", ctx.task_type)
             ctx.decision.error = f"local engine error: {exc}"
-            self._fall_back(ctx, policy, "error")
+            await self._fall_back(ctx, policy, "error")
             return None
         apply_choice(ctx.decision, choice)
         if choice.abstain_reason:
-            self._fall_back(ctx, policy, "abstain")
+            await self._fall_back(ctx, policy, "abstain")
             return None
         if choice.fill_generative:  # the choice is local; the upstream writes the rest
             ctx.decision.path = "fallback"
@@ -170,19 +174,36 @@ class Pipeline:
         verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
         apply_verdict(ctx.decision, verdict)
         if not verdict.valid:
-            self._fall_back(ctx, policy, "invalid")
+            await self._fall_back(ctx, policy, "invalid")
+            return None
+        # tool calls are judged by their tool result in the next request (breaker.py)
+        if not await self._settle(ctx, policy, "pending" if message.get("tool_calls") else "valid"):
+            ctx.decision.path = "fallback"
             return None
         ctx.decision.path = "local"
-        # tool calls are judged by their tool result in the next request (breaker.py)
-        pending = bool(message.get("tool_calls"))
-        self._local_event(policy, ctx.decision.id, "pending" if pending else "valid")
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
             self._compare(ctx, "generative", self._compare_generative(ctx, choice))
         return self._finish(ctx, body)
 
-    def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
+    async def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
         ctx.decision.path = "fallback"
-        self._local_event(policy, ctx.decision.id, event)
+        await self._settle(ctx, policy, event)
+
+    async def _settle(self, ctx: Context, policy: Policy, event: str) -> bool:
+        """Count a local outcome before the response leaves, and say whether the local path may
+        still answer. One request of a task type at a time per replica: a failure is written (and
+        this replica's view patched) before the next request's outcome is looked at, so the
+        breaker trips after exactly `consecutive_failures` of them, and a request decided while it
+        tripped is neither served locally nor counted (its record says so)."""
+        async with self._gates.setdefault(ctx.task_type, asyncio.Lock()):
+            if choose_route(ctx.task_type, ctx.sticky, self.rollouts.view(ctx.task_type)) != "local":
+                ctx.decision.abstain_reason = ctx.decision.abstain_reason or BREAKER_OPENED
+                return False
+            if judge(event, policy.breaker) is False:  # a failure: the next request must see it
+                await self._outcome(policy, ctx.decision.id, event)
+            else:
+                self._local_event(policy, ctx.decision.id, event)
+            return True
 
     def _local_event(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
