@@ -45,6 +45,9 @@ def serve(
         bool, typer.Option("--no-models", help="Generative only: load no local model")
     ] = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
+    insecure: Annotated[
+        bool, typer.Option("--insecure", help="Serve beyond this machine without an admin token")
+    ] = False,
 ) -> None:
     """Run the proxy (OpenAI-compatible, on /v1)."""
     import logging
@@ -56,6 +59,13 @@ def serve(
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = _settings(host=host, port=port, policies=policies, db_url=db)
+    if not settings.admin_token and not insecure and not is_loopback(settings.host):
+        err.print(
+            f"error: {settings.host} is reachable from other machines and no admin token is set, so anyone "
+            "there could read decisions and change rollouts. Set SHADOWSWITCH_ADMIN_TOKEN, bind "
+            "127.0.0.1, or pass --insecure."
+        )
+        raise typer.Exit(2)
     if no_models:
         settings.load_models = False
     try:
@@ -65,6 +75,17 @@ def serve(
             typer.echo(line, err=True)
         raise typer.Exit(1) from None
     uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.lower())
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere
 
 
 @policy_app.command("check")

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
 from tests.test_feedback import TASK, breaker_is, eventually, metric, travel
+from tests.test_proxy import client
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -22,8 +23,8 @@ def put(url: str, body: Any, headers: dict[str, str] | None = None, task: str = 
 
 
 def state(url: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    rollout = httpx.get(f"{url}/v1/shadowswitch/rollouts/{TASK}").json()
-    return rollout, httpx.get(f"{url}/v1/shadowswitch/audit").json()
+    rollout = httpx.get(f"{url}/v1/shadowswitch/rollouts/{TASK}", headers=AUTH).json()
+    return rollout, httpx.get(f"{url}/v1/shadowswitch/audit", headers=AUTH).json()
 
 
 def test_no_token_configured_means_403_and_nothing_changes(proxy: Any) -> None:
@@ -75,7 +76,7 @@ def test_not_json_is_400_and_unknown_task_is_404(proxy: Any) -> None:
     bad = httpx.put(f"{url}/v1/shadowswitch/rollouts/{TASK}", content=b"{nope", headers=AUTH)
     assert bad.status_code == 400
     assert put(url, {"percent": 5}, AUTH, task="no_such_task").status_code == 404
-    assert httpx.get(f"{url}/v1/shadowswitch/rollouts/no_such_task").status_code == 404
+    assert httpx.get(f"{url}/v1/shadowswitch/rollouts/no_such_task", headers=AUTH).status_code == 404
 
 
 def test_a_change_is_applied_audited_and_live_at_once(proxy: Any) -> None:
@@ -84,9 +85,9 @@ def test_a_change_is_applied_audited_and_live_at_once(proxy: Any) -> None:
     assert response.status_code == 200
     assert response.json()["mode"] == "canary" and response.json()["percent"] == 25
     assert metric(url, "shadowswitch_rollout_percent", task_type=TASK) == 25  # this replica, already
-    rollouts = httpx.get(f"{url}/v1/shadowswitch/rollouts").json()
+    rollouts = httpx.get(f"{url}/v1/shadowswitch/rollouts", headers=AUTH).json()
     assert [(r["task_type"], r["mode"], r["percent"]) for r in rollouts] == [(TASK, "canary", 25)]
-    latest = httpx.get(f"{url}/v1/shadowswitch/audit", params={"task": TASK, "limit": 1}).json()
+    latest = httpx.get(f"{url}/v1/shadowswitch/audit", params={"task": TASK, "limit": 1}, headers=AUTH).json()
     (event,) = latest
     assert event["actor"] == "api:admin" and event["kind"] == "set"
     assert (event["old"], event["new"]) == (
@@ -133,3 +134,28 @@ def test_a_person_closes_an_open_breaker(proxy: Any) -> None:
     _, events = state(url)
     assert events[0]["reason"] == "fixed (closes the open breaker)"
     assert [e["kind"] for e in events[:2]] == ["set", "trip"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/decisions/{id}", "/rollouts", f"/rollouts/{TASK}", "/audit", "/report?since=1h"]
+)
+def test_with_a_token_reading_needs_it_too(proxy: Any, path: str) -> None:
+    url = proxy(travel(), admin_token=TOKEN)
+    answer = client(url).chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": "hi"}]
+    )
+    target = url + "/v1/shadowswitch" + path.replace("{id}", answer.headers["x-shadowswitch-decision-id"])
+    assert httpx.get(target).status_code == 401
+    assert httpx.get(target, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert httpx.get(target, headers=AUTH).status_code == 200
+
+
+def test_serve_refuses_to_listen_beyond_loopback_without_a_token(tmp_path: Any) -> None:
+    result = CliRunner().invoke(
+        cli, ["serve", "--host", "0.0.0.0", "--policies", str(tmp_path), "--db", f"sqlite:///{tmp_path}/x.db"]
+    )
+    assert (
+        result.exit_code == 2
+        and "SHADOWSWITCH_ADMIN_TOKEN" in result.output
+        and "--insecure" in result.output
+    )

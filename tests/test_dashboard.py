@@ -8,6 +8,7 @@ Screenshots go to tests/artifacts/.
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 TOKEN = "s3cret-dashboard-token"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +54,15 @@ class Watched:
 
 
 def shadow_traffic(url: str) -> None:
-    from tests.test_local_path import ask, wait_for
+    """Four requests in shadow, each waited for until its pair is stored (read with the token)."""
+    from tests.test_local_path import ask
 
     for text in ["What's the weather like in Lisbon today?", "Book a hotel room in Paris for 2 nights"] * 2:
-        raw = ask(url, text)
-        wait_for(url, raw.headers["x-shadowswitch-decision-id"], "agreement")
+        decision = f"{url}/v1/shadowswitch/decisions/{ask(url, text).headers['x-shadowswitch-decision-id']}"
+        deadline = time.monotonic() + 60
+        while httpx.get(decision, headers=BEARER).json().get("agreement") is None:
+            assert time.monotonic() < deadline, "the shadow run never stored its pair"
+            time.sleep(0.2)
 
 
 def test_pages_load_draw_their_charts_and_keep_the_token(proxy: Any, local_engine: Any, browser: Any) -> None:
@@ -85,7 +91,13 @@ def test_pages_load_draw_their_charts_and_keep_the_token(proxy: Any, local_engin
     page.wait_for_load_state("networkidle")
     assert page.url.endswith("/dashboard") and TOKEN not in page.url
     row = page.locator("#overview-rows tr", has_text="pick_tool")
-    assert row.count() == 1 and "shadow" in row.inner_text() and "4" in row.inner_text()
+    assert row.count() == 1 and "shadow" in row.inner_text()
+    pairs = row.locator("td").nth(4).inner_text()  # the report, its JSON and /metrics count the same
+    report = httpx.get(url + "/v1/shadowswitch/report", params={"since": "1h"}, headers=BEARER).json()
+    (entry,) = [t for t in report["task_types"] if t["task_type"] == "pick_tool"]
+    metrics = httpx.get(url + "/metrics").text
+    assert pairs == str(entry["comparison"]["pairs"]) == "4"
+    assert 'shadowswitch_pairs_total{agree="true",level="tool",task_type="pick_tool"} 4.0' in metrics
     page.screenshot(path=str(ARTIFACTS / "dashboard-overview.png"), full_page=True)
 
     page = signed.open(url + "/dashboard/pick_tool")

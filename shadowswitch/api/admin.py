@@ -1,4 +1,8 @@
-"""The shadowswitch API: decisions, feedback, rollouts and their audit log (changes need the admin token)."""
+"""The shadowswitch API: decisions, feedback, rollouts and their audit log.
+
+With an admin token set, changes need it and so does reading decisions, rollouts and the audit log;
+feedback stays open to the agent, like chat completions.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 import anyio
 from fastapi import APIRouter, Request
 
-from shadowswitch.api.deps import AdminDep, StateDep
+from shadowswitch.api.deps import READER, AdminDep, StateDep
 from shadowswitch.api.schemas import FeedbackRequest, RolloutChange, parse_json, validated
 from shadowswitch.errors import NotFound, Unprocessable
 from shadowswitch.store.rollouts import audit_json, rollout_json
@@ -16,7 +20,7 @@ from shadowswitch.store.tables import Decision
 router = APIRouter(prefix="/v1/shadowswitch")
 
 
-@router.get("/decisions/{decision_id}")
+@router.get("/decisions/{decision_id}", dependencies=READER)
 async def get_decision(decision_id: str, state: StateDep) -> dict[str, Any]:
     await state.recorder.flush()
     row = await anyio.to_thread.run_sync(state.decisions.get, decision_id)
@@ -35,13 +39,13 @@ async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
     return decision_json(row)
 
 
-@router.get("/rollouts")
+@router.get("/rollouts", dependencies=READER)
 async def list_rollouts(state: StateDep) -> list[dict[str, Any]]:
     rows = await anyio.to_thread.run_sync(state.rollouts.list)
     return [rollout_json(row) for row in rows]
 
 
-@router.get("/rollouts/{task}")
+@router.get("/rollouts/{task}", dependencies=READER)
 async def get_rollout(task: str, state: StateDep) -> dict[str, Any]:
     return rollout_json(await anyio.to_thread.run_sync(state.rollouts.get, task))
 
@@ -62,7 +66,7 @@ async def set_rollout(task: str, request: Request, state: StateDep, actor: Admin
     return rollout_json(row)
 
 
-@router.get("/audit")
+@router.get("/audit", dependencies=READER)
 async def audit(state: StateDep, task: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     events = await anyio.to_thread.run_sync(state.rollouts.audit, task, min(max(limit, 1), 1000))
     return [audit_json(e) for e in events]

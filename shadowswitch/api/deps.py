@@ -43,16 +43,25 @@ StateDep = Annotated[AppState, Depends(get_state)]
 
 def require_admin(request: Request, state: StateDep) -> str:
     """The actor name of a valid admin bearer token (compared in constant time)."""
-    token = state.settings.admin_token
-    if not token:
+    if not state.settings.admin_token:
         raise Forbidden("admin API is disabled: set SHADOWSWITCH_ADMIN_TOKEN to enable it")
+    return _bearer(request, state.settings.admin_token, state.settings.admin_token_name)
+
+
+def require_reader(request: Request, state: StateDep) -> None:
+    """Decisions, rollouts, audit and reports: open without an admin token, behind it with one."""
+    if state.settings.admin_token:
+        _bearer(request, state.settings.admin_token, state.settings.admin_token_name)
+
+
+def _bearer(request: Request, token: str, name: str) -> str:
     given = request.headers.get("authorization", "")
     scheme, _, value = given.partition(" ")
     if scheme.lower() != "bearer" or not value:
         raise _challenge("missing bearer token")
     if not hmac.compare_digest(value.strip().encode(), token.encode()):
         raise _challenge("invalid admin token")
-    return f"api:{state.settings.admin_token_name}"
+    return f"api:{name}"
 
 
 def _challenge(message: str) -> Unauthorized:
@@ -62,3 +71,4 @@ def _challenge(message: str) -> Unauthorized:
 
 
 AdminDep = Annotated[str, Depends(require_admin)]
+READER = [Depends(require_reader)]  # for routes that read: `dependencies=READER`

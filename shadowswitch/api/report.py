@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 from fastapi import APIRouter
 
-from shadowswitch.api.deps import StateDep
+from shadowswitch.api.deps import READER, StateDep
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
 from shadowswitch.report import build_report, rollout_modes
@@ -16,7 +16,7 @@ from shadowswitch.store.tables import utcnow
 router = APIRouter(prefix="/v1/shadowswitch")
 
 
-@router.get("/report")
+@router.get("/report", dependencies=READER)
 async def report(state: StateDep, task: str | None = None, since: str = "24h") -> dict[str, Any]:
     try:
         window = parse_since(since)
