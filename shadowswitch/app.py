@@ -56,7 +56,9 @@ def create_app(
     recorder = DecisionRecorder(decisions)
     rollout_store = RolloutStore(engine)
     breaker = BreakerStore(engine)
-    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s, breaker)
+    live = LiveRollouts(
+        rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
+    )
     metrics = Metrics()
     outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics)
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
