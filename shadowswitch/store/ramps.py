@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, Engine, and_, case, func, select, true
 from sqlmodel import Session, col
@@ -18,7 +19,7 @@ from sqlmodel import Session, col
 from shadowswitch.errors import NotFound
 from shadowswitch.ramp import RUNNING, Check, StepEvidence, elapsed_s, evaluate
 from shadowswitch.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
-from shadowswitch.store.rollouts import as_utc, write_session
+from shadowswitch.store.rollouts import as_utc, rollout_json, write_session
 from shadowswitch.store.tables import Decision, Rollout, utcnow
 from shadowswitch.verdict import Counts
 
@@ -65,7 +66,7 @@ class RampStore:
         evidence = self.evidence(row.task_type, since)
         return evaluate(ramp_config(row), evidence, elapsed_s(self.clock(), since))
 
-    def status(self, row: Rollout) -> dict[str, object] | None:
+    def status(self, row: Rollout) -> dict[str, Any] | None:
         """The ramp's JSON with what a running one waits for (one aggregate query)."""
         return ramp_json(row, self.check(row))
 
@@ -98,6 +99,19 @@ class RampStore:
             session.commit()
             session.refresh(row)
             return row
+
+
+def with_ramp(ramps: RampStore, row: Rollout) -> dict[str, Any]:
+    """A rollout's public JSON, its ramp with what a running one waits for."""
+    data = rollout_json(row)
+    if row.ramp_state == RUNNING:
+        data["ramp"] = ramps.status(row)
+    return data
+
+
+def ramp_statuses(ramps: RampStore, rows: list[Rollout]) -> dict[str, dict[str, Any] | None]:
+    """task type → its ramp as the report shows it (None: never ramped)."""
+    return {row.task_type: ramps.status(row) for row in rows}
 
 
 def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
