@@ -126,13 +126,16 @@ def _waiting(config: Ramp, evidence: StepEvidence, elapsed_s: float) -> list[str
     waiting = []
     if pairs.total < config.min_pairs:
         waiting.append(f"{pairs.total} of {config.min_pairs} pairs")
-    if not pairs.total or confidence_sequence(pairs.hits, pairs.total)[0] < require.agreement:
+    agreed = bool(pairs.total) and confidence_sequence(pairs.hits, pairs.total)[0] >= require.agreement
+    if not agreed:
         waiting.append(f"{agreement_text(pairs)}, needs ≥ {require.agreement:.0%} beyond doubt")
     valid = evidence.local_valid
     if valid.total and (valid.rate or 0.0) < require.valid:
         waiting.append(f"valid {valid.hits} of {valid.total}, needs {require.valid:.0%}")
     if elapsed_s < config.min_duration_s:
         waiting.append(f"{duration_text(elapsed_s)} of {duration_text(config.min_duration_s)}")
+    if waiting and agreed:  # still show where agreement stands: "132 of 200 pairs; agreement 96.8% [...]"
+        waiting.insert(1 if pairs.total < config.min_pairs else 0, agreement_text(pairs))
     return waiting
 
 

@@ -39,7 +39,7 @@ def test_enough_agreeing_pairs_after_the_duration_advance() -> None:
 def test_too_few_pairs_waits_and_says_how_many() -> None:
     check = evaluate(CONFIG, pairs(132, 132), HOUR)
     assert check.outcome == "wait"
-    assert check.waiting[0] == "132 of 200 pairs"
+    assert check.waiting[0] == "132 of 200 pairs" and check.waiting[1].startswith("agreement 100.0% [")
 
 
 def test_the_example_from_the_issue_reads_as_written() -> None:
@@ -59,7 +59,11 @@ def test_a_point_estimate_above_the_target_is_not_enough() -> None:
 
 def test_the_duration_holds_a_step_even_with_the_evidence() -> None:
     check = evaluate(CONFIG, pairs(400, 400), 600)
-    assert check.outcome == "wait" and check.waiting == ["10m of 30m"]
+    low = confidence_sequence(400, 400)[0]
+    assert check.outcome == "wait" and check.waiting == [
+        f"agreement 100.0% [{100 * low:.1f}–100.0]",
+        "10m of 30m",
+    ]
 
 
 def test_agreement_below_target_beyond_doubt_fails_at_once() -> None:
@@ -84,7 +88,7 @@ def test_validity_floor() -> None:
     relaxed = CONFIG.model_copy(update={"require": CONFIG.require.model_copy(update={"valid": 0.99})})
     assert evaluate(relaxed, one_invalid, HOUR).outcome == "advance"
     unsure = pairs(400, 400, local_valid=Counts(97, 100))  # 97% < 99% but not beyond doubt: wait
-    assert evaluate(relaxed, unsure, HOUR).waiting == ["valid 97 of 100, needs 99%"]
+    assert evaluate(relaxed, unsure, HOUR).waiting[1] == "valid 97 of 100, needs 99%"
 
 
 def test_no_pairs_is_never_a_pass() -> None:

@@ -66,7 +66,7 @@ def ramp_policy(on_fail: str = "hold", min_pairs: int = 8, **breaker: Any) -> di
                 "steps": [5, 25, 50, 100],
                 "min_pairs": min_pairs,
                 "min_duration": "1s",
-                "require": {"agreement": 0.6, "success_not_worse": True, "valid": 1.0},
+                "require": {"agreement": 0.5, "success_not_worse": True, "valid": 1.0},
                 "on_fail": on_fail,
             },
         },
@@ -151,7 +151,7 @@ def test_agreeing_answers_ramp_from_shadow_to_100_one_audit_event_per_step(proxy
     assert moves == [("shadow", 0, 5), ("canary", 5, 25), ("canary", 25, 50), ("canary", 50, 100)]
     for event in steps:
         figures = event["figures"]
-        assert event["actor"] == "ramp" and figures["pairs"] >= 8 and figures["agreement_cs"][0] >= 0.6
+        assert event["actor"] == "ramp" and figures["pairs"] >= 8 and figures["agreement_cs"][0] >= 0.5
         assert figures["elapsed_s"] >= 1 and f"{figures['pairs']} pairs" in event["reason"]
     assert ask(url, "anyone").headers["x-shadowswitch-path"] == "local"
 
@@ -164,7 +164,7 @@ def test_disagreeing_answers_hold_at_their_step_or_revert(proxy: Any, on_fail: s
     engine.agree = False
     stopped = feed_until([url], ramp_state("held" if on_fail == "hold" else "reverted"))
     (event,) = [e for e in audit(url) if e["kind"] == f"ramp_{on_fail}"]
-    assert event["figures"]["agreement_cs"][1] < 0.6 and "agreement below 60%" in event["reason"]
+    assert event["figures"]["agreement_cs"][1] < 0.5 and "agreement below 50%" in event["reason"]
     if on_fail == "hold":
         assert (stopped["mode"], stopped["percent"]) == ("canary", 5)
         assert event["new"]["mode"] is None  # holding moves nothing
@@ -203,7 +203,9 @@ def _waits_for(url: str, what: str) -> list[str] | None:
 
 def test_a_manual_change_pauses_the_ramp_until_resume(proxy: Any) -> None:
     url = start(proxy, Mirror())
-    changed = httpx.put(f"{url}/v1/shadowswitch/rollouts/{TASK}", json={"percent": 10}, headers=AUTH)
+    changed = httpx.put(
+        f"{url}/v1/shadowswitch/rollouts/{TASK}", json={"mode": "canary", "percent": 10}, headers=AUTH
+    )
     assert changed.status_code == 200 and changed.json()["ramp"]["state"] == "paused"
     (pause,) = [e for e in audit(url) if e["kind"] == "ramp_pause"]
     assert pause["actor"] == "api:admin"
@@ -281,6 +283,7 @@ def replicas(tmp_path: Path, upstream: str, pg_url: str) -> Iterator[list[str]]:
         server.__exit__(None, None, None)
 
 
+@pytest.mark.slow  # PostgreSQL whatever the backend: once per CI run is enough
 def test_two_replicas_on_postgres_step_exactly_once_per_step(replicas: list[str]) -> None:
     for percent in (5, 25, 50, 100):
         feed_until(replicas, at(percent))

@@ -13,6 +13,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
@@ -114,6 +115,7 @@ def test_a_trip_aborts_the_ramp_in_the_same_transaction(db_url: str) -> None:
     assert kinds(rollouts)[-2:] == ["trip", "ramp_abort"]
 
 
+@pytest.mark.slow  # PostgreSQL whatever the backend: once per CI run is enough
 def test_two_replicas_ticking_the_same_step_move_it_once(pg_url: str) -> None:
     rollouts, _ = stores(pg_url)
     pairs(pg_url, agree=300)
