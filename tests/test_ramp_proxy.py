@@ -154,6 +154,9 @@ def test_agreeing_answers_ramp_from_shadow_to_100_one_audit_event_per_step(proxy
         assert event["actor"] == "ramp" and figures["pairs"] >= 8 and figures["agreement_cs"][0] >= 0.5
         assert figures["elapsed_s"] >= 1 and f"{figures['pairs']} pairs" in event["reason"]
     assert ask(url, "anyone").headers["x-shadowswitch-path"] == "local"
+    history = httpx.get(f"{url}/dashboard/{TASK}/data", headers=AUTH).json()["rollout_history"]
+    moves = [p for p in history["ramp"] if p is not None]
+    assert moves == [0, 5, 25, 50, 100] and history["percent"][-1] == 100  # start, then each step
 
 
 @pytest.mark.parametrize("on_fail", ["hold", "revert"])
@@ -191,6 +194,12 @@ def test_too_few_pairs_waits_and_says_for_what(proxy: Any) -> None:
     time.sleep(1.2)  # past min_duration, and the agreement alone would do: still waits for pairs
     assert rollout(url)["mode"] == "shadow" and _waits_for(url, "20 of 30 pairs")
     assert "20 of 30 pairs" in rollout(url)["ramp"]["text"]
+    (entry,) = httpx.get(f"{url}/v1/shadowswitch/report", headers=AUTH).json()["task_types"]
+    assert (
+        entry["ramp"]["state"] == "running" and "20 of 30 pairs; agreement 100.0% [" in entry["ramp"]["text"]
+    )
+    for page in ("/dashboard", f"/dashboard/{TASK}"):
+        assert "20 of 30 pairs; agreement 100.0% [" in httpx.get(url + page, headers=AUTH).text
     feed_until([url], at(5))
     (step,) = [e for e in audit(url) if e["kind"] == "ramp_step"]
     assert step["figures"]["pairs"] >= 30
