@@ -79,5 +79,48 @@ def bfcl(
     run_bfcl(config)
 
 
+def _offline_and_stoppable() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # A stopped run (kill, CI timeout) unwinds like Ctrl-C, so the servers it started stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
+@bench_app.command("overhead")
+def overhead(
+    quick: Annotated[bool, typer.Option(help="Fewer requests: under two minutes")] = False,
+    requests: Annotated[str, typer.Option(help="Requests per cell as CONC=N,... (default by --quick)")] = "",
+    workers: Annotated[str, typer.Option(help="shadowswitch worker counts, comma-separated")] = "1,2",
+    litellm_proxy: Annotated[
+        bool, typer.Option(help="Also measure LiteLLM's proxy (needs the `bench` extra)")
+    ] = True,
+    delay_ms: Annotated[float, typer.Option(help="The upstream's delay per call")] = 20.0,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/overhead.json"),
+) -> None:
+    """Pass-through overhead: added latency, throughput and CPU per request against the upstream
+    direct and LiteLLM's proxy, at concurrency 1 and 32, streamed and not, in one run."""
+    _offline_and_stoppable()
+    from research.overhead.run import OverheadConfig, run_overhead
+
+    counts = dict(_pair(item) for item in requests.split(",") if item.strip())
+    config = OverheadConfig(
+        out=out,
+        quick=quick,
+        delay_ms=delay_ms,
+        requests=counts,
+        workers=tuple(int(w) for w in workers.split(",") if w.strip()),
+        litellm_proxy=litellm_proxy,
+    )
+    run_overhead(config)
+
+
+def _pair(item: str) -> tuple[int, int]:
+    try:
+        key, value = item.split("=")
+        return int(key), int(value)
+    except ValueError:
+        raise typer.BadParameter(f"expected CONC=N, got {item!r}") from None
+
+
 if __name__ == "__main__":
     bench_app()
