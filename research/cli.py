@@ -108,10 +108,42 @@ def overhead(
         quick=quick,
         delay_ms=delay_ms,
         requests=counts,
-        workers=tuple(int(w) for w in workers.split(",") if w.strip()),
+        workers=_ints(workers),
         litellm_proxy=litellm_proxy,
     )
     run_overhead(config)
+
+
+@bench_app.command("scaling")
+def scaling(
+    quick: Annotated[bool, typer.Option(help="Fewer requests: under two minutes")] = False,
+    tools: Annotated[str, typer.Option(help="Offered tool counts, comma-separated")] = "2,4,8,16,32,64",
+    concurrency: Annotated[str, typer.Option(help="Concurrency levels, comma-separated")] = "1,4,16,64",
+    per_size: Annotated[int | None, typer.Option(help="Requests per tool count")] = None,
+    per_concurrency: Annotated[int | None, typer.Option(help="Requests per concurrency level")] = None,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
+) -> None:
+    """The local engine behind a real server: latency and throughput by offered tools and by
+    concurrency, RSS with the models loaded, start-up time to /readyz."""
+    _offline_and_stoppable()
+    from research.scaling.run import ScalingConfig, run_scaling
+
+    config = ScalingConfig(
+        out=out,
+        quick=quick,
+        tools=_ints(tools),
+        concurrencies=_ints(concurrency),
+        per_size=per_size,
+        per_concurrency=per_concurrency,
+    )
+    run_scaling(config)
+
+
+def _ints(value: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise typer.BadParameter(f"expected comma-separated numbers, got {value!r}") from None
 
 
 def _pair(item: str) -> tuple[int, int]:
