@@ -41,10 +41,12 @@ class Sample:
         return statistics.quantiles(self.latencies_ms, n=100, method="inclusive")[round(q) - 1]
 
 
-async def _one(session: aiohttp.ClientSession, url: str, body: bytes, sample: Sample) -> None:
+async def _one(
+    session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str], sample: Sample
+) -> None:
     started = time.perf_counter()
     try:
-        async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
+        async with session.post(url, data=body, headers=headers) as response:
             payload = await response.read()
             if response.status != 200:
                 raise RuntimeError(f"HTTP {response.status}: {payload[:300]!r}")
@@ -55,9 +57,10 @@ async def _one(session: aiohttp.ClientSession, url: str, body: bytes, sample: Sa
     sample.latencies_ms.append((time.perf_counter() - started) * 1000)
 
 
-async def run_load(url: str, stream: bool, concurrency: int, requests: int) -> Sample:
+async def run_load(url: str, stream: bool, concurrency: int, requests: int, key: str = "bench") -> Sample:
     """`requests` chat completions to `url` (…/v1/chat/completions) from `concurrency` clients."""
     body, sample = request_body(stream), Sample()
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
     remaining = iter(range(requests))
     connector = aiohttp.TCPConnector(limit=concurrency)
     timeout = aiohttp.ClientTimeout(total=60)
@@ -65,7 +68,7 @@ async def run_load(url: str, stream: bool, concurrency: int, requests: int) -> S
 
         async def client() -> None:
             for _ in remaining:
-                await _one(session, url, body, sample)
+                await _one(session, url, body, headers, sample)
 
         started = time.perf_counter()
         await asyncio.gather(*(client() for _ in range(concurrency)))

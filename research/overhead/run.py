@@ -91,9 +91,10 @@ def serving(
 def measure(
     url: str, server: Server | None, upstream: Server, stream: bool, concurrency: int, n: int, warmup: int
 ) -> dict[str, Any]:
-    asyncio.run(run_load(url, stream, concurrency, max(warmup, concurrency)))
+    key = targets.PROXY_KEY  # LiteLLM's proxy checks it; the others ignore it
+    asyncio.run(run_load(url, stream, concurrency, max(warmup, concurrency), key))
     before = (cpu_seconds(server.pid) if server else 0.0, cpu_seconds(upstream.pid))
-    sample: Sample = asyncio.run(run_load(url, stream, concurrency, n))
+    sample: Sample = asyncio.run(run_load(url, stream, concurrency, n, key))
     after = (cpu_seconds(server.pid) if server else 0.0, cpu_seconds(upstream.pid))
     done = max(len(sample.latencies_ms), 1)
     return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import yaml
 from research.overhead.processes import Server, started
 
 KEY_ENV = "SHADOWSWITCH_BENCH_UPSTREAM_KEY"
+PROXY_KEY = f"sk-bench-{secrets.token_hex(16)}"  # LiteLLM's proxy will not start without a master key
 TASK = "bench"  # the policy the pass-through requests match (by model), in mode off
 
 
@@ -97,6 +99,7 @@ def litellm_proxy(workdir: Path, upstream_v1: str, port: int, python: str) -> It
             }
         ],
         "litellm_settings": {"telemetry": False},
+        "general_settings": {"master_key": PROXY_KEY},
     }
     path = workdir / "litellm-proxy.yaml"
     path.write_text(yaml.safe_dump(config))
