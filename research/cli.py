@@ -97,8 +97,11 @@ def overhead(
     delay_ms: Annotated[float, typer.Option(help="The upstream's delay per call")] = 20.0,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/overhead.json"),
 ) -> None:
-    """Pass-through overhead: added latency, throughput and CPU per request against the upstream
-    direct and LiteLLM's proxy, at concurrency 1 and 32, streamed and not, in one run."""
+    """Pass-through overhead against the upstream direct and LiteLLM's proxy, in one run.
+
+    Added latency p50/p99, throughput and server CPU per request, at concurrency 1 and 32,
+    streamed and not.
+    """
     _offline_and_stoppable()
     from research.overhead.run import OverheadConfig, run_overhead
 
@@ -123,8 +126,10 @@ def scaling(
     per_concurrency: Annotated[int | None, typer.Option(help="Requests per concurrency level")] = None,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
 ) -> None:
-    """The local engine behind a real server: latency and throughput by offered tools and by
-    concurrency, RSS with the models loaded, start-up time to /readyz."""
+    """The local engine behind a real server, by offered tools and by concurrency.
+
+    Decision latency and throughput, RSS with the models loaded, start-up time to /readyz.
+    """
     _offline_and_stoppable()
     from research.scaling.run import ScalingConfig, run_scaling
 
