@@ -2,7 +2,7 @@
 
     python -m research.overhead.profile --py-spy PATH/TO/py-spy --out docs/overhead-flame.svg
 
-py-spy is a tool, not a dependency (`pip install py-spy` anywhere; it attaches by pid).
+py-spy comes with the `bench` extra (`pip install -e '.[bench]'`); it attaches by pid.
 """
 
 from __future__ import annotations
