@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any
@@ -102,6 +103,13 @@ def create_app(
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     _install_error_handlers(app)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app from `Settings()` alone: the factory each `serve --workers N` process calls."""
+    level = os.environ.get("SHADOWSWITCH_LOG_LEVEL", "info").upper()
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return create_app(Settings())
 
 
 async def _prune_every_hour(decisions: DecisionStore, retention: timedelta) -> None:

@@ -48,6 +48,9 @@ def serve(
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Serve beyond this machine without an admin token")
     ] = False,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (each loads its own local models)")
+    ] = 1,
 ) -> None:
     """Run the proxy (OpenAI-compatible, on /v1)."""
     import logging
@@ -56,6 +59,7 @@ def serve(
 
     from shadowswitch.app import create_app
     from shadowswitch.errors import PolicyError
+    from shadowswitch.policy import load_policies
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = _settings(host=host, port=port, policies=policies, db_url=db)
@@ -69,12 +73,46 @@ def serve(
     if no_models:
         settings.load_models = False
     try:
-        application = create_app(settings)
+        if workers > 1:
+            load_policies(settings.policies)  # say what is wrong once, not once per worker
+        else:
+            application = create_app(settings)
     except PolicyError as exc:
         for line in exc.problems:
             typer.echo(line, err=True)
         raise typer.Exit(1) from None
+    if workers > 1:
+        _serve_workers(settings, workers, log_level)
+        return
     uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.lower())
+
+
+def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
+    """Several processes on one port: each builds its app from the environment, so the flags go
+    there; the schema is migrated once here, before the workers race to do it."""
+    import os
+
+    import uvicorn
+
+    from shadowswitch.store import db as database
+
+    os.environ.update(
+        SHADOWSWITCH_HOST=settings.host,
+        SHADOWSWITCH_PORT=str(settings.port),
+        SHADOWSWITCH_POLICIES=str(Path(settings.policies).resolve()),
+        SHADOWSWITCH_DB_URL=settings.db_url,
+        SHADOWSWITCH_LOAD_MODELS=str(settings.load_models).lower(),
+        SHADOWSWITCH_LOG_LEVEL=log_level,
+    )
+    database.upgrade(settings.db_url)
+    uvicorn.run(
+        "shadowswitch.app:app_from_env",
+        factory=True,
+        workers=workers,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level.lower(),
+    )
 
 
 def is_loopback(host: str) -> bool:
