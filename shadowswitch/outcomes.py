@@ -14,6 +14,7 @@ here when failures pile up; the held events are written, in order, when the data
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -64,6 +65,8 @@ class Outcomes:
         self.held: deque[Held] = deque(maxlen=MAX_HELD)
         self._held_since: float | None = None
         self._replayed: list[Written | None] = []  # written, not yet shown in the view
+        self._given_up = threading.Event()  # the last write given up on has returned (set: none)
+        self._given_up.set()
 
     async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None:
         """An event of the local path on one decision (see breaker.judge for what counts)."""
@@ -115,10 +118,21 @@ class Outcomes:
         """One step under the row lock; a step given up on by a timeout may still commit, and is
         then held and written again: a failure already in the streak, or one after a trip, does
         not count twice (breaker.on_failure)."""
-        step = self.breaker.record
-        return await anyio.to_thread.run_sync(
-            step, held.task_type, held.config, held.decision_id, held.event, abandon_on_cancel=True
-        )
+        if not self._given_up.is_set():  # a slow database still holds the last one given up on
+            raise TimeoutError("an earlier breaker write is still waiting for the database")
+        done = threading.Event()
+
+        def step() -> Written | None:
+            try:
+                return self.breaker.record(held.task_type, held.config, held.decision_id, held.event)
+            finally:
+                done.set()
+
+        try:
+            return await anyio.to_thread.run_sync(step, abandon_on_cancel=True)
+        except BaseException:  # given up on (timeout) or failed: at most one thread left waiting
+            self._given_up = done
+            raise
 
     def _hold(self, held: Held) -> None:
         """Count here, on a copy of this replica's row: the local path reverts here at the threshold."""
