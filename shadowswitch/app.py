@@ -66,7 +66,9 @@ def create_app(
     )
     rollout_store = RolloutStore(engine)
     breaker = BreakerStore(engine)
-    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s, breaker)
+    live = LiveRollouts(
+        rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
+    )
     outcomes = Outcomes(
         Feedback(decisions, policies, recorder), breaker, live, policies, metrics, settings.db_timeout_s
     )

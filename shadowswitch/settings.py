@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     spool_dir: Path | None = None
     spool_max_bytes: int = Field(default=256 * 1024 * 1024, ge=0)
     db_timeout_s: float = Field(default=5.0, gt=0)  # a database this slow counts as away
+    ramp_check_s: float = Field(default=2.0, gt=0)  # running ramps read their evidence this often
     load_models: bool = True  # False: serve generative only (no local engine)
     model_cache: Path | None = None
     calibration: Path = Field(default_factory=packaged_calibration)  # the local engine's prior
