@@ -159,5 +159,35 @@ def _pair(item: str) -> tuple[int, int]:
         raise typer.BadParameter(f"expected CONC=N, got {item!r}") from None
 
 
+@bench_app.command("load")
+def load(
+    requests: Annotated[int, typer.Option(help="Measured requests (after the warm-up)")] = 10_000,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at any time")] = 64,
+    warmup: Annotated[int, typer.Option(help="Requests before the first memory reading")] = 500,
+    baseline: Annotated[int, typer.Option(help="Pass-through requests straight to the upstream")] = 1_000,
+    workers: Annotated[int, typer.Option(help="`serve --workers N` (1: the option is not passed)")] = 1,
+    models: Annotated[bool, typer.Option(help="Load the embedded models (else no local path)")] = True,
+    db: Annotated[str | None, typer.Option(help="Database URL [default: SQLite in a temp dir]")] = None,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/load.json"),
+) -> None:
+    """Many concurrent requests of every kind (local, generative, shadow, pass-through, streamed)
+    through a real `shadowswitch serve` to a scripted upstream on loopback: errors, each request
+    recorded once (rows by decision id), RSS after warm-up and after the run, latency percentiles."""
+    _offline_and_stoppable()
+    from research.load.run import LoadConfig, run_load, write
+
+    config = LoadConfig(requests, concurrency, warmup, baseline, workers, models, db, out)
+    results = run_load(config)
+    write(results, out)
+    measured, records = results["measured"], results["records"]
+    typer.echo(
+        f"{config.requests} requests at concurrency {config.concurrency}: {measured['errors']} errors, "
+        f"{results['throughput_rps']} req/s; pass-through p99 {results['pass_through_p99_ms']} ms "
+        f"(direct {results['direct_to_upstream']['p99_ms']} ms); rows {records['rows']}, "
+        f"missing {records['missing']}, duplicated {records['duplicated']}; "
+        f"RSS {results['rss_mb']['after_warmup']} → {results['rss_mb']['after_run']} MiB → {out}"
+    )
+
+
 if __name__ == "__main__":
     bench_app()

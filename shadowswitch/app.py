@@ -37,6 +37,7 @@ from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
+from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 
 log = logging.getLogger(__name__)
@@ -54,15 +55,26 @@ def create_app(
     policies = load_policies(settings.policies)  # raises PolicyError before anything starts
     engine = db.make_engine(settings.db_url)
     decisions = DecisionStore(engine)
-    recorder = DecisionRecorder(decisions)
+    metrics = Metrics()
+    recorder = DecisionRecorder(
+        decisions,
+        spool_dir=(settings.spool_dir or default_spool_dir(settings.db_url))
+        if settings.spool_max_bytes
+        else None,
+        spool_max_bytes=settings.spool_max_bytes,
+        timeout_s=settings.db_timeout_s,
+        metrics=metrics,
+    )
     rollout_store = RolloutStore(engine)
     breaker = BreakerStore(engine)
     live = LiveRollouts(
         rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
     )
-    metrics = Metrics()
-    outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics)
+    outcomes = Outcomes(
+        Feedback(decisions, policies, recorder), breaker, live, policies, metrics, settings.db_timeout_s
+    )
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
+    live.before_refresh = outcomes.replay  # breaker events held during an outage go first
     pipeline = Pipeline(
         policies,
         generative or LiteLLMEngine(),

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import anyio
 
@@ -48,6 +48,10 @@ class LiveRollouts:
         self._epoch = 0  # bumped by every local patch
         self._patched: dict[str, int] = {}  # task type → epoch of its last local patch
         self._task: asyncio.Task[None] | None = None
+        # e.g. breaker events counted while the database was away: applied before the view is
+        # replaced by what the database says (raises while it is still away: the view stays)
+        self.before_refresh: Callable[[], Awaitable[None]] | None = None
+        self._failing_since: float | None = None  # the refresh has failed since (monotonic)
         self.ramps = RampStore(store.engine, store.clock)
         self.ramp_check_s = ramp_check_s  # how often running ramps read their evidence
         self._ramps_checked = -math.inf
@@ -69,6 +73,8 @@ class LiveRollouts:
         self.rows[row.task_type] = row
 
     async def refresh(self) -> None:
+        if self.before_refresh is not None:
+            await self.before_refresh()
         started = self._epoch
         rows = {row.task_type: row for row in await anyio.to_thread.run_sync(self.store.list)}
         for task_type, epoch in self._patched.items():
@@ -118,7 +124,23 @@ class LiveRollouts:
             try:
                 await self.refresh()
             except Exception as exc:  # keep serving the last known state while the DB is away
-                log.warning("could not refresh rollout state: %s", exc)
+                self._refresh_failed(exc)
+                continue
+            if self._failing_since is not None:
+                away = time.monotonic() - self._failing_since
+                log.warning("rollout state refreshed from the database again after %.1f s", away)
+                self._failing_since = None
+
+    def _refresh_failed(self, exc: Exception) -> None:
+        """Say it once per outage, not every interval."""
+        if self._failing_since is None:
+            self._failing_since = time.monotonic()
+            first = (str(exc).strip().splitlines() or [""])[0][:200]
+            log.warning(
+                "could not refresh rollout state (%s: %s); routing from the last known state until it works",
+                type(exc).__name__,
+                first,
+            )
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="rollout-refresh")
