@@ -141,29 +141,29 @@ def _hotel_stay(
 
 
 TASKS: list[Task] = [
-    _flight_trip(1, "Paris", "Rome", "14 March", "2027-03-14", "Anna Schmidt", 1),
-    _flight_trip(2, "London", "Berlin", "3 April", "2027-04-03", "James Carter", 0),
-    _flight_trip(3, "Madrid", "Lisbon", "22 May", "2027-05-22", "Lucia Fernandez", 2),
-    _flight_trip(4, "Amsterdam", "Prague", "9 June", "2027-06-09", "Pieter de Vries", 1),
-    _flight_trip(5, "Vienna", "Athens", "30 July", "2027-07-30", "Katharina Huber", 0),
-    _flight_trip(6, "Dublin", "Barcelona", "12 August", "2027-08-12", "Siobhan Kelly", 2),
-    _flight_trip(7, "Rome", "London", "5 September", "2027-09-05", "Marco Rossi", 1),
-    _flight_trip(8, "Berlin", "Madrid", "18 October", "2027-10-18", "Jonas Weber", 0),
-    _hotel_stay(1, "Rome", "Hotel Artemide", "H-FCO-1", "14 March", "2027-03-14", 3, "Anna Schmidt"),
-    _hotel_stay(2, "Lisbon", "Alfama Guesthouse", "H-LIS-2", "22 May", "2027-05-22", 4, "Lucia Fernandez"),
-    _hotel_stay(3, "Prague", "Golden Well Hotel", "H-PRG-1", "9 June", "2027-06-09", 2, "Pieter de Vries"),
-    _hotel_stay(4, "Athens", "Plaka Studios", "H-ATH-2", "30 July", "2027-07-30", 5, "Katharina Huber"),
-    _hotel_stay(5, "Vienna", "Hotel Sacher", "H-VIE-1", "2 November", "2027-11-02", 2, "Eva Novak"),
-    _hotel_stay(6, "Dublin", "Temple Bar Inn", "H-DUB-2", "17 March", "2027-03-17", 3, "Liam Byrne"),
+    _flight_trip(1, "Paris", "Rome", "14 March 2027", "2027-03-14", "Anna Schmidt", 1),
+    _flight_trip(2, "London", "Berlin", "3 April 2027", "2027-04-03", "James Carter", 0),
+    _flight_trip(3, "Madrid", "Lisbon", "22 May 2027", "2027-05-22", "Lucia Fernandez", 2),
+    _flight_trip(4, "Amsterdam", "Prague", "9 June 2027", "2027-06-09", "Pieter Visser", 1),
+    _flight_trip(5, "Vienna", "Athens", "30 July 2027", "2027-07-30", "Katharina Huber", 0),
+    _flight_trip(6, "Dublin", "Barcelona", "12 August 2027", "2027-08-12", "Siobhan Kelly", 2),
+    _flight_trip(7, "Rome", "London", "5 September 2027", "2027-09-05", "Marco Rossi", 1),
+    _flight_trip(8, "Berlin", "Madrid", "18 October 2027", "2027-10-18", "Jonas Weber", 0),
+    _hotel_stay(1, "Rome", "Hotel Artemide", "H-FCO-1", "14 March 2027", "2027-03-14", 3, "Anna Schmidt"),
+    _hotel_stay(2, "Lisbon", "Alfama Guesthouse", "H-LIS-2", "22 May 2027", "2027-05-22", 4, "Lucia Fernandez"),
+    _hotel_stay(3, "Prague", "Golden Well Hotel", "H-PRG-1", "9 June 2027", "2027-06-09", 2, "Pieter Visser"),
+    _hotel_stay(4, "Athens", "Plaka Studios", "H-ATH-2", "30 July 2027", "2027-07-30", 5, "Katharina Huber"),
+    _hotel_stay(5, "Vienna", "Hotel Sacher", "H-VIE-1", "2 November 2027", "2027-11-02", 2, "Eva Novak"),
+    _hotel_stay(6, "Dublin", "Temple Bar Inn", "H-DUB-2", "17 March 2027", "2027-03-17", 3, "Liam Byrne"),
     Task(
         "trip-01",
         (
             U(
-                "Find flights from Paris to Barcelona on 6 May.",
+                "Find flights from Paris to Barcelona on 6 May 2027.",
                 C("search_flights", origin="Paris", destination="Barcelona", date="2027-05-06"),
             ),
             U(
-                f"Book {fl('Paris', 'Barcelona', 0)} on 6 May for Claire Dubois.",
+                f"Book {fl('Paris', 'Barcelona', 0)} on 6 May 2027 for Claire Dubois.",
                 C(
                     "book_flight",
                     flight_number=fl("Paris", "Barcelona", 0),
@@ -172,11 +172,11 @@ TASKS: list[Task] = [
                 ),
             ),
             U(
-                "Now show me hotels in Barcelona from 6 May for 3 nights.",
+                "Now show me hotels in Barcelona from 6 May 2027 for 3 nights.",
                 C("search_hotels", city="Barcelona", check_in="2027-05-06", nights=3),
             ),
             U(
-                "Book Hotel Arts, H-BCN-1, from 6 May for 3 nights for Claire Dubois.",
+                "Book Hotel Arts, H-BCN-1, from 6 May 2027 for 3 nights for Claire Dubois.",
                 C(
                     "book_hotel",
                     hotel_id="H-BCN-1",
@@ -192,11 +192,11 @@ TASKS: list[Task] = [
         "trip-02",
         (
             U(
-                "Flights from Amsterdam to Dublin on 21 September, please.",
+                "Flights from Amsterdam to Dublin on 21 September 2027, please.",
                 C("search_flights", origin="Amsterdam", destination="Dublin", date="2027-09-21"),
             ),
             U(
-                f"I'll take {fl('Amsterdam', 'Dublin', 2)} on 21 September, passenger Ruth Okafor.",
+                f"I'll take {fl('Amsterdam', 'Dublin', 2)} on 21 September 2027, passenger Ruth Okafor.",
                 C(
                     "book_flight",
                     flight_number=fl("Amsterdam", "Dublin", 2),
@@ -205,7 +205,7 @@ TASKS: list[Task] = [
                 ),
             ),
             U(
-                "And rent me a car in Dublin from 21 September for 4 days.",
+                "And rent me a car in Dublin from 21 September 2027 for 4 days.",
                 C("rent_car", city="Dublin", pickup_date="2027-09-21", days=4),
             ),
         ),
@@ -215,15 +215,15 @@ TASKS: list[Task] = [
         "trip-03",
         (
             U(
-                "What will the weather be like in Athens on 30 July?",
+                "What will the weather be like in Athens on 30 July 2027?",
                 C("get_weather", city="Athens", date="2027-07-30"),
             ),
             U(
-                "OK, find flights from Rome to Athens on 29 July.",
+                "OK, find flights from Rome to Athens on 29 July 2027.",
                 C("search_flights", origin="Rome", destination="Athens", date="2027-07-29"),
             ),
             U(
-                f"Book {fl('Rome', 'Athens', 1)} on 29 July for Giulia Bianchi.",
+                f"Book {fl('Rome', 'Athens', 1)} on 29 July 2027 for Giulia Bianchi.",
                 C(
                     "book_flight",
                     flight_number=fl("Rome", "Athens", 1),
@@ -353,7 +353,7 @@ TASKS: list[Task] = [
         "car-01",
         (
             U(
-                "Rent a car in Madrid from 22 May for 5 days.",
+                "Rent a car in Madrid from 22 May 2027 for 5 days.",
                 C("rent_car", city="Madrid", pickup_date="2027-05-22", days=5),
             ),
         ),
@@ -363,7 +363,7 @@ TASKS: list[Task] = [
         "car-02",
         (
             U(
-                "I need a rental car in Vienna, picking it up on 1 June, for 3 days.",
+                "I need a rental car in Vienna, picking it up on 1 June 2027, for 3 days.",
                 C("rent_car", city="Vienna", pickup_date="2027-06-01", days=3),
             ),
         ),
@@ -373,7 +373,7 @@ TASKS: list[Task] = [
         "weather-01",
         (
             U(
-                "What's the weather forecast for London on 4 April?",
+                "What's the weather forecast for London on 4 April 2027?",
                 C("get_weather", city="London", date="2027-04-04"),
             ),
         ),
@@ -382,7 +382,7 @@ TASKS: list[Task] = [
     Task(
         "weather-02",
         (
-            U("Will it rain in Berlin on 18 October?", C("get_weather", city="Berlin", date="2027-10-18")),
+            U("Will it rain in Berlin on 18 October 2027?", C("get_weather", city="Berlin", date="2027-10-18")),
             U("Thank you!"),
         ),
         ("weather",),
@@ -420,11 +420,11 @@ TASKS: list[Task] = [
         "mixed-02",
         (
             U(
-                "Find hotels in Madrid from 10 May for 2 nights.",
+                "Find hotels in Madrid from 10 May 2027 for 2 nights.",
                 C("search_hotels", city="Madrid", check_in="2027-05-10", nights=2),
             ),
             U(
-                "Book Sol Hostal, H-MAD-2, from 10 May for 2 nights for Tom Becker.",
+                "Book Sol Hostal, H-MAD-2, from 10 May 2027 for 2 nights for Tom Becker.",
                 C("book_hotel", hotel_id="H-MAD-2", check_in="2027-05-10", nights=2, guest_name="Tom Becker"),
             ),
             U("Cancel my old Lisbon hotel BK-1045.", C("cancel_booking", booking_id="BK-1045")),
@@ -435,11 +435,11 @@ TASKS: list[Task] = [
         "mixed-03",
         (
             U(
-                "Search flights from Prague to Paris on 2 December.",
+                "Search flights from Prague to Paris on 2 December 2027.",
                 C("search_flights", origin="Prague", destination="Paris", date="2027-12-02"),
             ),
             U(
-                f"Book {fl('Prague', 'Paris', 2)} on 2 December for Tereza Dvorak.",
+                f"Book {fl('Prague', 'Paris', 2)} on 2 December 2027 for Tereza Dvorak.",
                 C(
                     "book_flight",
                     flight_number=fl("Prague", "Paris", 2),
@@ -458,11 +458,11 @@ TASKS: list[Task] = [
         "mixed-04",
         (
             U(
-                "Is it sunny in Barcelona on 12 August?",
+                "Is it sunny in Barcelona on 12 August 2027?",
                 C("get_weather", city="Barcelona", date="2027-08-12"),
             ),
             U(
-                "Rent a car in Barcelona from 12 August for 7 days.",
+                "Rent a car in Barcelona from 12 August 2027 for 7 days.",
                 C("rent_car", city="Barcelona", pickup_date="2027-08-12", days=7),
             ),
         ),
@@ -474,11 +474,11 @@ TASKS: list[Task] = [
             U("Cancel BK-1047, I can't travel in July.", C("cancel_booking", booking_id="BK-1047")),
             U("Refund booking BK-1047.", C("request_refund", booking_id="BK-1047")),
             U(
-                "Find me flights from Athens to Rome on 20 August instead.",
+                "Find me flights from Athens to Rome on 20 August 2027 instead.",
                 C("search_flights", origin="Athens", destination="Rome", date="2027-08-20"),
             ),
             U(
-                f"Book {fl('Athens', 'Rome', 0)} on 20 August for Sofia Papadopoulos.",
+                f"Book {fl('Athens', 'Rome', 0)} on 20 August 2027 for Sofia Papadopoulos.",
                 C(
                     "book_flight",
                     flight_number=fl("Athens", "Rome", 0),
@@ -493,17 +493,17 @@ TASKS: list[Task] = [
         "mixed-06",
         (
             U(
-                "Show me hotels in Amsterdam from 9 June for 1 night.",
+                "Show me hotels in Amsterdam from 9 June 2027 for 1 night.",
                 C("search_hotels", city="Amsterdam", check_in="2027-06-09", nights=1),
             ),
             U(
-                "Book Canal House B&B, H-AMS-2, from 9 June for 1 night, guest Pieter de Vries.",
+                "Book Canal House B&B, H-AMS-2, from 9 June 2027 for 1 night, guest Pieter Visser.",
                 C(
                     "book_hotel",
                     hotel_id="H-AMS-2",
                     check_in="2027-06-09",
                     nights=1,
-                    guest_name="Pieter de Vries",
+                    guest_name="Pieter Visser",
                 ),
             ),
             U("Perfect, thanks."),
@@ -525,11 +525,11 @@ TASKS: list[Task] = [
         "mixed-08",
         (
             U(
-                "Flights from Lisbon to Amsterdam on 15 October?",
+                "Flights from Lisbon to Amsterdam on 15 October 2027?",
                 C("search_flights", origin="Lisbon", destination="Amsterdam", date="2027-10-15"),
             ),
             U(
-                f"Book {fl('Lisbon', 'Amsterdam', 1)} on 15 October for Joao Silva.",
+                f"Book {fl('Lisbon', 'Amsterdam', 1)} on 15 October 2027 for Joao Silva.",
                 C(
                     "book_flight",
                     flight_number=fl("Lisbon", "Amsterdam", 1),
@@ -538,7 +538,7 @@ TASKS: list[Task] = [
                 ),
             ),
             U(
-                "What's the weather in Amsterdam on 15 October?",
+                "What's the weather in Amsterdam on 15 October 2027?",
                 C("get_weather", city="Amsterdam", date="2027-10-15"),
             ),
         ),
