@@ -71,7 +71,7 @@ class Story:
     # -- the whole story ----------------------------------------------------------------
 
     def tell(self) -> DemoRun:
-        _c, say = self.config, self.console.print
+        say = self.console.print
         say(
             Panel.fit(
                 "[bold]shadowswitch demo[/bold]: a legacy travel agent (examples/travel_agent, the plain "

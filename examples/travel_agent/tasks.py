@@ -150,7 +150,9 @@ TASKS: list[Task] = [
     _flight_trip(7, "Rome", "London", "5 September 2027", "2027-09-05", "Marco Rossi", 1),
     _flight_trip(8, "Berlin", "Madrid", "18 October 2027", "2027-10-18", "Jonas Weber", 0),
     _hotel_stay(1, "Rome", "Hotel Artemide", "H-FCO-1", "14 March 2027", "2027-03-14", 3, "Anna Schmidt"),
-    _hotel_stay(2, "Lisbon", "Alfama Guesthouse", "H-LIS-2", "22 May 2027", "2027-05-22", 4, "Lucia Fernandez"),
+    _hotel_stay(
+        2, "Lisbon", "Alfama Guesthouse", "H-LIS-2", "22 May 2027", "2027-05-22", 4, "Lucia Fernandez"
+    ),
     _hotel_stay(3, "Prague", "Golden Well Hotel", "H-PRG-1", "9 June 2027", "2027-06-09", 2, "Pieter Visser"),
     _hotel_stay(4, "Athens", "Plaka Studios", "H-ATH-2", "30 July 2027", "2027-07-30", 5, "Katharina Huber"),
     _hotel_stay(5, "Vienna", "Hotel Sacher", "H-VIE-1", "2 November 2027", "2027-11-02", 2, "Eva Novak"),
@@ -382,7 +384,10 @@ TASKS: list[Task] = [
     Task(
         "weather-02",
         (
-            U("Will it rain in Berlin on 18 October 2027?", C("get_weather", city="Berlin", date="2027-10-18")),
+            U(
+                "Will it rain in Berlin on 18 October 2027?",
+                C("get_weather", city="Berlin", date="2027-10-18"),
+            ),
             U("Thank you!"),
         ),
         ("weather",),
