@@ -36,7 +36,7 @@ def test_the_quick_demo_trips_the_breaker_after_serving_locally(tmp_path: Path) 
     ]
     command = [sys.executable, "-m", "examples.demo.cli", *quick, "--workdir", str(tmp_path)]
     env = {**os.environ, "COLUMNS": "160"}
-    out = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=ROOT, env=env)
+    out = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=ROOT, env=env)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "breaker tripped" in out.stdout + out.stderr and "dashboard:" in out.stdout
 

@@ -48,6 +48,7 @@ def demo(
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # the story has its own progress bars
     stay_offline()
     _log_warnings()
     from examples.demo.story import DemoConfig, Story
