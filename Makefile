@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint serve bench bench-env clean
+.PHONY: install test test-sqlite test-postgres lint serve demo bench bench-env clean
 
 install: $(VENV)/.installed
 
@@ -34,17 +34,23 @@ test-postgres: install
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -m "not slow"
 
 lint: install
-	$(VENV)/bin/ruff check shadowswitch research tests
-	$(VENV)/bin/ruff format --check shadowswitch research tests
+	$(VENV)/bin/ruff check shadowswitch research tests examples
+	$(VENV)/bin/ruff format --check shadowswitch research tests examples
 	$(VENV)/bin/mypy
 
 serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db
 
+# The whole story offline: the travel agent, its upstream, shadow → canary → a breaker trip.
+# `make demo ONCE=1` tells it once and exits.
+demo: install
+	$(VENV)/bin/shadowswitch demo $(if $(ONCE),--once)
+
 bench: install bench-env
 	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json
 	$(VENV)/bin/shadowswitch bench overhead --out bench/results/overhead.json
 	$(VENV)/bin/shadowswitch bench scaling --out bench/results/scaling.json
+	$(VENV)/bin/shadowswitch bench e2e --out bench/results/e2e.json
 
 # LiteLLM's own proxy, for `bench overhead` only, in a venv of its own: `litellm[proxy]` in .venv
 # would move its litellm back to the last version the registry has a `litellm-proxy` package for.

@@ -189,5 +189,43 @@ def load(
     )
 
 
+@bench_app.command("e2e")
+def e2e(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="8 tasks, simulated upstream only (under 2 min)")
+    ] = False,
+    upstreams: Annotated[
+        str, typer.Option(help="Comma-separated: simulated, small-lm")
+    ] = "simulated,small-lm",
+    conditions: Annotated[
+        str, typer.Option(help="Comma-separated: direct, off, shadow, local")
+    ] = "direct,off,shadow,local",
+    tasks: Annotated[int, typer.Option(help="Tasks per condition, simulated upstream (0 = all 45)")] = 0,
+    small_lm_tasks: Annotated[int, typer.Option(help="Tasks per condition with SmolLM2 generating")] = 8,
+    latency: Annotated[str, typer.Option(help="Simulated upstream seconds per call, low-high")] = "1-3",
+    error_rate: Annotated[float, typer.Option(help="Simulated malformed calls", min=0, max=1)] = 0.03,
+    concurrency: Annotated[int, typer.Option(help="Tasks at once (small-lm: always 1)", min=1)] = 4,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/e2e.json"),
+) -> None:
+    """The demo's travel agent end to end: task success and task latency p50/p95, direct, through
+    the proxy at 0% (off), in shadow, and at 100% local; with the simulated upstream and SmolLM2."""
+    _offline_and_stoppable()
+    from examples.demo.cli import parse_latency
+    from research.e2e.runner import CONDITIONS, UPSTREAMS, E2eConfig, run_e2e
+
+    config = E2eConfig(
+        upstreams=["simulated"] if quick else split(upstreams, UPSTREAMS, "upstream"),
+        conditions=split(conditions, CONDITIONS, "condition"),
+        tasks=8 if quick and not tasks else tasks or 45,
+        small_lm_tasks=small_lm_tasks,
+        latency=parse_latency(latency),
+        error_rate=error_rate,
+        concurrency=concurrency,
+        out=out,
+        extra={"quick": quick},
+    )
+    run_e2e(config)
+
+
 if __name__ == "__main__":
     bench_app()

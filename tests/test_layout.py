@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAB = ("research", "tests", "bench")
+LAB = ("research", "examples", "tests", "bench")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -46,7 +46,7 @@ def test_importing_every_product_module_loads_no_lab_module() -> None:
     script = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('research', 'tests')))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('research', 'examples', 'tests')))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT / "tests")
     assert out.returncode == 0, out.stderr

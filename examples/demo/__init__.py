@@ -1,0 +1,1 @@
+"""`shadowswitch demo`: the travel agent, a generative upstream, the proxy, and the rollout story."""

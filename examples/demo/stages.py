@@ -1,0 +1,81 @@
+"""Run the task set through an agent at some base URL, in parallel, and summarise what happened."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from openai import OpenAI
+
+from examples.travel_agent.agent import TaskResult, TravelAgent
+from examples.travel_agent.tasks import Task
+
+
+def run_tasks(
+    base_url: str,
+    tasks: Sequence[Task],
+    *,
+    tag: str,
+    tools_version: str = "v1",
+    concurrency: int = 8,
+    on_done: Callable[[TaskResult], None] | None = None,
+    api_key: str = "demo",
+) -> list[TaskResult]:
+    """Each task once; `tag` makes the customers (the sticky keys) of one stage distinct."""
+    client = OpenAI(base_url=f"{base_url}/v1", api_key=api_key, max_retries=0, timeout=300)
+    agent = TravelAgent(client, tools_version=tools_version)
+    results: list[TaskResult] = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(agent.run, task, f"{tag}:{task.id}") for task in tasks]
+        for future in as_completed(futures):
+            result = future.result()
+            results.append(result)
+            if on_done:
+                on_done(result)
+    order = {task.id: i for i, task in enumerate(tasks)}
+    return sorted(results, key=lambda r: order[r.task_id])
+
+
+@dataclass
+class Summary:
+    tasks: int
+    success: float
+    p50_s: float
+    p95_s: float
+    steps: int
+    paths: dict[str, int]  # steps served by each path (when a proxy said)
+    parse_failures: int
+
+    @property
+    def parse_failure_rate(self) -> float:
+        calls = self.steps
+        return self.parse_failures / calls if calls else 0.0
+
+    def json(self) -> dict[str, Any]:
+        return {**self.__dict__, "parse_failure_rate": round(self.parse_failure_rate, 4)}
+
+
+def summarise(results: Sequence[TaskResult]) -> Summary:
+    seconds = sorted(r.seconds for r in results)
+    paths = Counter(s.path or "direct" for r in results for s in r.steps)
+    return Summary(
+        tasks=len(results),
+        success=sum(r.success for r in results) / len(results) if results else 0.0,
+        p50_s=round(percentile(seconds, 50), 3),
+        p95_s=round(percentile(seconds, 95), 3),
+        steps=sum(len(r.steps) for r in results),
+        paths=dict(paths),
+        parse_failures=sum(r.parse_failures for r in results),
+    )
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    if not sorted_values:
+        return 0.0
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    return statistics.quantiles(sorted_values, n=100, method="inclusive")[int(q) - 1]

@@ -1,0 +1,1 @@
+"""End-to-end agent benchmark: the demo's travel agent and task set, direct and through the proxy."""

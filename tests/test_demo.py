@@ -1,0 +1,71 @@
+"""`shadowswitch demo --once` tells the whole story and leaves the evidence in its database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import typer
+
+from shadowswitch.store import db as database
+from shadowswitch.store.decisions import DecisionStore
+from shadowswitch.store.rollouts import RolloutStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_the_quick_demo_trips_the_breaker_after_serving_locally(tmp_path: Path) -> None:
+    quick = [
+        "--once",
+        "--tasks",
+        "4",
+        "--latency",
+        "0.05-0.1",
+        "--error-rate",
+        "0",
+        "--concurrency",
+        "4",
+        "--port",
+        "0",
+    ]
+    command = [sys.executable, "-m", "examples.demo.cli", *quick, "--workdir", str(tmp_path)]
+    env = {**os.environ, "COLUMNS": "160"}
+    out = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=ROOT, env=env)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "breaker tripped" in out.stdout + out.stderr and "dashboard:" in out.stdout
+
+    engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
+    rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
+    served = {path: sum(1 for r in rows if r.path == path) for path in ("local", "generative", "fallback")}
+    assert served["local"] > 0 and served["generative"] > 0
+    assert any(r.agreement is not None for r in rows)  # shadow pairs were recorded
+    rollouts = RolloutStore(engine)
+    assert rollouts.get("travel").breaker_state == "open"
+    trip = next(e for e in rollouts.audit("travel", limit=50) if e.actor == "breaker")
+    assert "negative feedback" in (trip.reason or "") and len(trip.decision_ids or []) == 3
+    kinds = [
+        (e.new_mode, e.new_percent)
+        for e in reversed(rollouts.audit("travel", limit=50))
+        if e.actor != "breaker"
+    ]
+    assert ("shadow", 0) in kinds and ("canary", 25) in kinds and ("canary", 100) in kinds
+
+
+def test_the_demo_reaches_the_cli_as_a_plugin_entry_point() -> None:
+    """pyproject registers `demo` in the `shadowswitch.cli` group; the product never imports it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    target = project["project"]["entry-points"]["shadowswitch.cli"]["demo"]
+    module, _, name = target.partition(":")
+    app = getattr(__import__(module, fromlist=[name]), name)
+    assert isinstance(app, typer.Typer)
+    help_text = subprocess.run(
+        [sys.executable, "-m", "examples.demo.cli", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert help_text.returncode == 0 and "upstream" in help_text.stdout and "--once" in help_text.stdout
+    assert "examples*" in project["tool"]["setuptools"]["packages"]["find"]["include"]
