@@ -170,9 +170,11 @@ def load(
     db: Annotated[str | None, typer.Option(help="Database URL [default: SQLite in a temp dir]")] = None,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/load.json"),
 ) -> None:
-    """Many concurrent requests of every kind (local, generative, shadow, pass-through, streamed)
-    through a real `shadowswitch serve` to a scripted upstream on loopback: errors, each request
-    recorded once (rows by decision id), RSS after warm-up and after the run, latency percentiles."""
+    """Many concurrent requests of every kind through a real server: errors, records, RSS, p99.
+
+    Local, generative, shadow, pass-through and streamed requests through `shadowswitch serve` to
+    a scripted upstream on loopback; each request must be recorded once (rows by decision id).
+    """
     _offline_and_stoppable()
     from research.load.run import LoadConfig, run_load, write
 
@@ -207,8 +209,11 @@ def e2e(
     concurrency: Annotated[int, typer.Option(help="Tasks at once (small-lm: always 1)", min=1)] = 4,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/e2e.json"),
 ) -> None:
-    """The demo's travel agent end to end: task success and task latency p50/p95, direct, through
-    the proxy at 0% (off), in shadow, and at 100% local; with the simulated upstream and SmolLM2."""
+    """The demo's travel agent end to end: task success and task latency p50/p95 per path.
+
+    Direct, through the proxy at 0% (off), in shadow, and at 100% local; with the simulated
+    upstream and with SmolLM2 generating.
+    """
     _offline_and_stoppable()
     from examples.demo.cli import parse_latency
     from research.e2e.runner import CONDITIONS, UPSTREAMS, E2eConfig, run_e2e
