@@ -20,6 +20,7 @@ from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local
 from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
+from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.errors import ShadowswitchError, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
@@ -83,6 +84,7 @@ class Context:
     started: float = field(default_factory=time.perf_counter)
     upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
     fill_action: Action | None = None  # chosen locally; the upstream writes its text
+    recorded: bool = False
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -116,11 +118,16 @@ class Pipeline:
         ctx = self._context(incoming)
         if self.outcomes:
             self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
-        if ctx.route == "local" and ctx.policy is not None:
-            reply = await self._try_local(ctx, ctx.policy)
-            if reply is not None:
-                return reply
-        return await self._generative(ctx, stream=ctx.request.stream)
+        try:
+            if ctx.route == "local" and ctx.policy is not None:
+                reply = await self._try_local(ctx, ctx.policy)
+                if reply is not None:
+                    return reply
+            return await self._generative(ctx, stream=ctx.request.stream)
+        except asyncio.CancelledError:  # e.g. shutdown's bounded wait ran out: still one record
+            if not ctx.recorded:
+                self._record_cancelled(ctx)
+            raise
 
     def _context(self, incoming: Incoming) -> Context:
         request = incoming.request
@@ -130,7 +137,7 @@ class Pipeline:
         sticky_kind = policy.rollout.sticky_key if policy else "session"
         key = make_sticky_key(request, incoming.session, sticky_kind)
         route: Route = choose_route(task, key, view) if task and view else "generative"
-        if route == "local" and (self.local is None or not self.local.ready):
+        if route == "local" and not self._local_serves(policy):
             route = "generative"  # models not loaded (yet): serve, and say so in the record
         decision = Decision(
             id=uuid.uuid4().hex,
@@ -147,6 +154,12 @@ class Pipeline:
             decision.prompt = stored_prompt(request, self.prompt_cap)
         upstream = policy.upstream if policy else self.policies.defaults.upstream
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, key, decision)
+
+    def _local_serves(self, policy: Policy | None) -> bool:
+        """The local engine is loaded, with this policy's model (one a reload named may be loading)."""
+        if self.local is None or not self.local.ready or policy is None:
+            return False
+        return not isinstance(self.local, EngineSet) or self.local.serves(policy.engine.model)
 
     # -- local ---------------------------------------------------------------------------
 
@@ -254,7 +267,7 @@ class Pipeline:
             self._record(ctx, message)
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
-        if ctx.route == "shadow" and ctx.policy is not None and self.local is not None:
+        if ctx.route == "shadow" and ctx.policy is not None and self._local_serves(ctx.policy):
             self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
 
     # -- background comparisons ----------------------------------------------------------
@@ -357,7 +370,13 @@ class Pipeline:
         ctx.decision.valid = False
         self._record(ctx, {})
 
+    def _record_cancelled(self, ctx: Context) -> None:
+        ctx.decision.error = "cancelled before it was answered (shutdown timeout, or the client left)"
+        ctx.decision.status_code = 503
+        self._record(ctx, {})
+
     def _record(self, ctx: Context, message: dict[str, Any]) -> None:
+        ctx.recorded = True
         ctx.decision.latency_ms = round(ctx.elapsed_ms(), 3)
         calls: list[str] = [
             c["id"] for c in message.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")
