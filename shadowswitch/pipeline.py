@@ -21,7 +21,7 @@ from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
-from shadowswitch.errors import ShadowswitchError, UpstreamError
+from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
@@ -35,6 +35,7 @@ from shadowswitch.validate import check_answer
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
+CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
 MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
 
 
@@ -124,10 +125,13 @@ class Pipeline:
                 if reply is not None:
                     return reply
             return await self._generative(ctx, stream=ctx.request.stream)
-        except asyncio.CancelledError:  # e.g. shutdown's bounded wait ran out: still one record
-            if not ctx.recorded:
-                self._record_cancelled(ctx)
-            raise
+        except asyncio.CancelledError:
+            if ctx.recorded:
+                raise
+            # Cut off, as when shutdown's bounded wait runs out: record it, and answer a 503 the
+            # agent may retry elsewhere (rather than a bare 500 from the server).
+            self._record_cancelled(ctx)
+            raise ServiceUnavailable(CUT_OFF, code="shutting_down") from None
 
     def _context(self, incoming: Incoming) -> Context:
         request = incoming.request
@@ -371,7 +375,7 @@ class Pipeline:
         self._record(ctx, {})
 
     def _record_cancelled(self, ctx: Context) -> None:
-        ctx.decision.error = "cancelled before it was answered (shutdown timeout, or the client left)"
+        ctx.decision.error = CUT_OFF
         ctx.decision.status_code = 503
         self._record(ctx, {})
 

@@ -25,7 +25,7 @@ import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.engines.engine_set import Build, EngineSet
-from shadowswitch.errors import PolicyError, ShadowswitchError
+from shadowswitch.errors import PolicyError, ServiceUnavailable, ShadowswitchError
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.policy.diff import PolicyChanges, diff
@@ -34,11 +34,6 @@ from shadowswitch.store.rollouts import RolloutStore
 from shadowswitch.store.tables import AuditEvent
 
 log = logging.getLogger(__name__)
-
-
-class ReloadUnavailable(ShadowswitchError):
-    status_code = 503
-    error_type = "server_error"
 
 
 @dataclass
@@ -68,12 +63,12 @@ class PolicyReloader:
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def reload(self, actor: str) -> Reloaded:
-        """Load, validate and apply the policy directory; raise PolicyError or ReloadUnavailable."""
+        """Load, validate and apply the policy directory; raise PolicyError or ServiceUnavailable."""
         async with self._lock:
             try:
                 new = await anyio.to_thread.run_sync(load_policies, self.directory)
                 events = await self._sync(new)
-            except (PolicyError, ReloadUnavailable) as exc:
+            except (PolicyError, ServiceUnavailable) as exc:
                 log.error("policy reload by %s refused; the old set keeps serving:\n%s", actor, exc.message)
                 raise
             changes = diff(self.policies, new)
@@ -95,7 +90,7 @@ class PolicyReloader:
         try:
             events = await anyio.to_thread.run_sync(self.rollouts.sync_policies, new.policies)
         except SQLAlchemyError as exc:
-            raise ReloadUnavailable(
+            raise ServiceUnavailable(
                 f"database unreachable ({type(exc).__name__}): policies not reloaded; try again"
             ) from None
         try:
