@@ -113,10 +113,12 @@ class Pipeline:
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
+        self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
         self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
 
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
+        self._track_request()
         if self.outcomes:
             self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
         try:
@@ -350,10 +352,18 @@ class Pipeline:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def _track_request(self) -> None:
+        """Shutdown waits for this request's task: its answer, its stream, or its record as cut off."""
+        task = asyncio.current_task()
+        if task is not None and task not in self._requests:
+            self._requests.add(task)
+            task.add_done_callback(self._requests.discard)
+
     async def drain(self) -> None:
-        """Wait for background shadow/compare runs (shutdown and tests)."""
-        while self._background:
-            await asyncio.gather(*list(self._background), return_exceptions=True)
+        """Shutdown: wait for requests still finishing (the server has cut off any past its own
+        wait; they record themselves) and for background shadow/compare runs and breaker events."""
+        while self._background or self._requests:
+            await asyncio.gather(*self._requests, *self._background, return_exceptions=True)
 
     # -- record --------------------------------------------------------------------------
 

@@ -59,7 +59,7 @@ def serve(policies: Path, db_url: str, log: Path, *args: str, **env: str) -> Ite
     """Start `shadowswitch serve` and wait until it is ready; killed at the end if still running."""
     served = Served(policies, db_url, log, list(args), env)
     try:
-        served.wait_ready(120 if "--no-models" in args else 600)  # loading the models takes a while
+        served.wait_ready(300 if "--no-models" in args else 900)  # loading the models takes a while
         yield served
     finally:
         served.kill()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,10 @@ import openai
 import pytest
 import yaml
 
+from shadowswitch.engines.engine_set import EngineSet
 from tests.conftest import write_policies
 from tests.serve_process import Served, serve
-from tests.test_feedback import eventually
+from tests.test_feedback import ScriptedEngine, eventually
 from tests.test_proxy import TOOLS, TRAVEL
 
 TOKEN = "reload-s3cret"
@@ -172,3 +174,43 @@ def test_cli_says_so_when_no_server_answers(tmp_path: Path) -> None:
     result = cli_reload("--url", f"http://127.0.0.1:{free_port()}", "--token", TOKEN)
     assert result.returncode == 1
     assert "no shadowswitch server answers at" in result.stderr
+
+
+def test_a_model_a_new_policy_names_loads_in_the_background(proxy: Any, tmp_path: Path) -> None:
+    """While it loads, the new task type answers generatively (and counts no failure); the rest
+    keeps answering locally; once loaded, the new task type goes local too."""
+    gate = threading.Event()
+
+    def build(spec: str) -> ScriptedEngine:
+        assert gate.wait(30), "the test never opened the gate"
+        return ScriptedEngine()
+
+    canary = {"mode": "canary", "percent": 100}
+    travel = {**TRAVEL, "rollout": canary}
+    engines = EngineSet({"embedded": ScriptedEngine()}, build)
+    url = proxy(travel, local_factory=lambda: engines, admin_token=TOKEN)
+    eventually(lambda: httpx.get(url + "/readyz").status_code == 200)
+    other = {"task_type": "pick_tool_b", "rollout": canary, "engine": {"model": "/models/other"}}
+    (tmp_path / "policies0" / "pick_tool_b.yaml").write_text(yaml.safe_dump(other))
+
+    response = reload(url)
+    assert response.status_code == 200, response.text
+    assert response.json()["loading_models"] == ["/models/other"]
+    assert path_of(url, "pick_tool_b") == "generative"  # its model is loading: not an engine error
+    assert path_of(url, "pick_tool") == "local"
+    assert rollout(url, "pick_tool_b")["breaker"]["consecutive_failures"] == 0
+    gate.set()
+    eventually(lambda: path_of(url, "pick_tool_b") == "local")
+    assert sorted(engines.engines) == ["/models/other", "embedded"]
+
+
+def path_of(url: str, task: str) -> str:
+    client = openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0)
+    raw = client.chat.completions.with_raw_response.create(
+        model="agent",
+        messages=[{"role": "user", "content": "Book me a hotel in Rome for 2 nights"}],
+        tools=TOOLS,  # type: ignore[arg-type]
+        extra_headers={"X-Shadowswitch-Task": task},
+    )
+    assert raw.headers["x-shadowswitch-task"] == task
+    return raw.headers["x-shadowswitch-path"]
