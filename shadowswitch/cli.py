@@ -53,7 +53,7 @@ def serve(
         typer.Option(
             "--shutdown-timeout",
             min=0.1,
-            help="SIGTERM: seconds requests in flight may take [env SHADOWSWITCH_SHUTDOWN_TIMEOUT_S, 30]",
+            help="SIGTERM: seconds requests in flight may take (env SHADOWSWITCH_SHUTDOWN_TIMEOUT_S; 30)",
         ),
     ] = None,
 ) -> None:
@@ -143,10 +143,10 @@ def policy_check(
 def policy_reload(
     url: Annotated[
         list[str] | None,
-        typer.Option(help="A server's base URL; repeat for several [env SHADOWSWITCH_URL, or HOST:PORT]"),
+        typer.Option(help="A server's base URL, repeatable (env SHADOWSWITCH_URL; else HOST:PORT)"),
     ] = None,
     token: Annotated[
-        str | None, typer.Option(help="Admin bearer token [env SHADOWSWITCH_ADMIN_TOKEN]", show_default=False)
+        str | None, typer.Option(help="Admin bearer token (env SHADOWSWITCH_ADMIN_TOKEN)", show_default=False)
     ] = None,
 ) -> None:
     """Ask running servers to reload their policies (admin); exit 1 if any refused or did not answer."""
