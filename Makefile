@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint serve bench clean
+.PHONY: install test test-sqlite test-postgres lint serve bench bench-env clean
 
 install: $(VENV)/.installed
 
@@ -41,8 +41,17 @@ lint: install
 serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db
 
-bench: install
+bench: install bench-env
 	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json
+	$(VENV)/bin/shadowswitch bench overhead --out bench/results/overhead.json
+	$(VENV)/bin/shadowswitch bench scaling --out bench/results/scaling.json
+
+# LiteLLM's own proxy, for `bench overhead` only, in a venv of its own: `litellm[proxy]` in .venv
+# would move its litellm back to the last version the registry has a `litellm-proxy` package for.
+bench-env:
+	test -x .venv-litellm-proxy/bin/litellm || ($(PYTHON) -m venv .venv-litellm-proxy \
+		&& .venv-litellm-proxy/bin/pip install -q 'litellm[proxy]') \
+		|| echo "warning: no litellm[proxy]: bench overhead will skip LiteLLM's proxy"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -79,5 +79,115 @@ def bfcl(
     run_bfcl(config)
 
 
+def _offline_and_stoppable() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # A stopped run (kill, CI timeout) unwinds like Ctrl-C, so the servers it started stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
+@bench_app.command("overhead")
+def overhead(
+    quick: Annotated[bool, typer.Option(help="Fewer requests: under two minutes")] = False,
+    requests: Annotated[str, typer.Option(help="Requests per cell as CONC=N,... (default by --quick)")] = "",
+    workers: Annotated[str, typer.Option(help="shadowswitch worker counts, comma-separated")] = "1,2",
+    litellm_proxy: Annotated[
+        bool, typer.Option(help="Also measure LiteLLM's proxy (needs the `bench` extra)")
+    ] = True,
+    delay_ms: Annotated[float, typer.Option(help="The upstream's delay per call")] = 20.0,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/overhead.json"),
+) -> None:
+    """Pass-through overhead against the upstream direct and LiteLLM's proxy, in one run.
+
+    Added latency p50/p99, throughput and server CPU per request, at concurrency 1 and 32,
+    streamed and not.
+    """
+    _offline_and_stoppable()
+    from research.overhead.run import OverheadConfig, run_overhead
+
+    counts = dict(_pair(item) for item in requests.split(",") if item.strip())
+    config = OverheadConfig(
+        out=out,
+        quick=quick,
+        delay_ms=delay_ms,
+        requests=counts,
+        workers=_ints(workers),
+        litellm_proxy=litellm_proxy,
+    )
+    run_overhead(config)
+
+
+@bench_app.command("scaling")
+def scaling(
+    quick: Annotated[bool, typer.Option(help="Fewer requests: under two minutes")] = False,
+    tools: Annotated[str, typer.Option(help="Offered tool counts, comma-separated")] = "2,4,8,16,32,64",
+    concurrency: Annotated[str, typer.Option(help="Concurrency levels, comma-separated")] = "1,4,16,64",
+    per_size: Annotated[int | None, typer.Option(help="Requests per tool count")] = None,
+    per_concurrency: Annotated[int | None, typer.Option(help="Requests per concurrency level")] = None,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
+) -> None:
+    """The local engine behind a real server, by offered tools and by concurrency.
+
+    Decision latency and throughput, RSS with the models loaded, start-up time to /readyz.
+    """
+    _offline_and_stoppable()
+    from research.scaling.run import ScalingConfig, run_scaling
+
+    config = ScalingConfig(
+        out=out,
+        quick=quick,
+        tools=_ints(tools),
+        concurrencies=_ints(concurrency),
+        per_size=per_size,
+        per_concurrency=per_concurrency,
+    )
+    run_scaling(config)
+
+
+def _ints(value: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise typer.BadParameter(f"expected comma-separated numbers, got {value!r}") from None
+
+
+def _pair(item: str) -> tuple[int, int]:
+    try:
+        key, value = item.split("=")
+        return int(key), int(value)
+    except ValueError:
+        raise typer.BadParameter(f"expected CONC=N, got {item!r}") from None
+
+
+@bench_app.command("load")
+def load(
+    requests: Annotated[int, typer.Option(help="Measured requests (after the warm-up)")] = 10_000,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at any time")] = 64,
+    warmup: Annotated[int, typer.Option(help="Requests before the first memory reading")] = 500,
+    baseline: Annotated[int, typer.Option(help="Pass-through requests straight to the upstream")] = 1_000,
+    workers: Annotated[int, typer.Option(help="`serve --workers N` (1: the option is not passed)")] = 1,
+    models: Annotated[bool, typer.Option(help="Load the embedded models (else no local path)")] = True,
+    db: Annotated[str | None, typer.Option(help="Database URL [default: SQLite in a temp dir]")] = None,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/load.json"),
+) -> None:
+    """Many concurrent requests of every kind (local, generative, shadow, pass-through, streamed)
+    through a real `shadowswitch serve` to a scripted upstream on loopback: errors, each request
+    recorded once (rows by decision id), RSS after warm-up and after the run, latency percentiles."""
+    _offline_and_stoppable()
+    from research.load.run import LoadConfig, run_load, write
+
+    config = LoadConfig(requests, concurrency, warmup, baseline, workers, models, db, out)
+    results = run_load(config)
+    write(results, out)
+    measured, records = results["measured"], results["records"]
+    typer.echo(
+        f"{config.requests} requests at concurrency {config.concurrency}: {measured['errors']} errors, "
+        f"{results['throughput_rps']} req/s; pass-through p99 {results['pass_through_p99_ms']} ms "
+        f"(direct {results['direct_to_upstream']['p99_ms']} ms); rows {records['rows']}, "
+        f"missing {records['missing']}, duplicated {records['duplicated']}; "
+        f"RSS {results['rss_mb']['after_warmup']} → {results['rss_mb']['after_run']} MiB → {out}"
+    )
+
+
 if __name__ == "__main__":
     bench_app()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
@@ -38,6 +39,7 @@ from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
+from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 
 log = logging.getLogger(__name__)
@@ -55,13 +57,26 @@ def create_app(
     policies = load_policies(settings.policies)  # raises PolicyError before anything starts
     engine = db.make_engine(settings.db_url)
     decisions = DecisionStore(engine)
-    recorder = DecisionRecorder(decisions)
+    metrics = Metrics()
+    recorder = DecisionRecorder(
+        decisions,
+        spool_dir=(settings.spool_dir or default_spool_dir(settings.db_url))
+        if settings.spool_max_bytes
+        else None,
+        spool_max_bytes=settings.spool_max_bytes,
+        timeout_s=settings.db_timeout_s,
+        metrics=metrics,
+    )
     rollout_store = RolloutStore(engine)
     breaker = BreakerStore(engine)
-    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s, breaker)
-    metrics = Metrics()
-    outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics)
+    live = LiveRollouts(
+        rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
+    )
+    outcomes = Outcomes(
+        Feedback(decisions, policies, recorder), breaker, live, policies, metrics, settings.db_timeout_s
+    )
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
+    live.before_refresh = outcomes.replay  # breaker events held during an outage go first
     pipeline = Pipeline(
         policies,
         generative or LiteLLMEngine(),
@@ -106,6 +121,13 @@ def create_app(
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     _install_error_handlers(app)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app from `Settings()` alone: the factory each `serve --workers N` process calls."""
+    level = os.environ.get("SHADOWSWITCH_LOG_LEVEL", "info").upper()
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return create_app(Settings())
 
 
 def _reload_on_sighup(reloader: PolicyReloader) -> Callable[[], None]:

@@ -56,6 +56,9 @@ def serve(
             help="SIGTERM: seconds requests in flight may take (env SHADOWSWITCH_SHUTDOWN_TIMEOUT_S; 30)",
         ),
     ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (each loads its own local models)")
+    ] = 1,
 ) -> None:
     """Run the proxy (OpenAI-compatible, on /v1). SIGHUP reloads policies; SIGTERM drains, exits 0."""
     import logging
@@ -64,6 +67,7 @@ def serve(
 
     from shadowswitch.app import create_app
     from shadowswitch.errors import PolicyError
+    from shadowswitch.policy import load_policies
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = _settings(
@@ -79,12 +83,18 @@ def serve(
     if no_models:
         settings.load_models = False
     try:
-        application = create_app(settings)
+        if workers > 1:
+            load_policies(settings.policies)  # say what is wrong once, not once per worker
+        else:
+            application = create_app(settings)
     except PolicyError as exc:
         for line in exc.problems:
             typer.echo(line, err=True)
         raise typer.Exit(1) from None
     exit_zero_on_sigterm()
+    if workers > 1:
+        _serve_workers(settings, workers, log_level)
+        return
     uvicorn.run(
         application,
         host=settings.host,
@@ -104,6 +114,36 @@ def exit_zero_on_sigterm() -> None:
     import sys
 
     signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
+
+
+def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
+    """Several processes on one port: each builds its app from the environment, so the flags go
+    there; the schema is migrated once here, before the workers race to do it."""
+    import os
+
+    import uvicorn
+
+    from shadowswitch.store import db as database
+
+    os.environ.update(
+        SHADOWSWITCH_HOST=settings.host,
+        SHADOWSWITCH_PORT=str(settings.port),
+        SHADOWSWITCH_POLICIES=str(Path(settings.policies).resolve()),
+        SHADOWSWITCH_DB_URL=settings.db_url,
+        SHADOWSWITCH_LOAD_MODELS=str(settings.load_models).lower(),
+        SHADOWSWITCH_LOG_LEVEL=log_level,
+        SHADOWSWITCH_SHUTDOWN_TIMEOUT_S=str(settings.shutdown_timeout_s),
+    )
+    database.upgrade(settings.db_url)
+    uvicorn.run(
+        "shadowswitch.app:app_from_env",
+        factory=True,
+        workers=workers,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level.lower(),
+        timeout_graceful_shutdown=settings.shutdown_timeout_s,
+    )
 
 
 def is_loopback(host: str) -> bool:
@@ -221,11 +261,13 @@ def rollout_status(
     task: Annotated[str | None, typer.Option(help="Only this task type's audit events")] = None,
     limit: Annotated[int, typer.Option(help="How many audit events to show", min=1, max=1000)] = 10,
 ) -> None:
-    """Mode, percent and breaker of every task type, and the latest audit events."""
-    from shadowswitch.store.rollouts import audit_json, rollout_json
+    """Mode, percent, breaker and ramp of every task type, and the latest audit events."""
+    from shadowswitch.store.ramps import RampStore, with_ramp
+    from shadowswitch.store.rollouts import audit_json
 
     rollouts, _ = _stores(db)
-    rows = [rollout_json(r) for r in rollouts.list()]
+    ramps = RampStore(rollouts.engine)
+    rows = [with_ramp(ramps, r) for r in rollouts.list()]
     events = [audit_json(e) for e in rollouts.audit(task, limit=limit)]
     if as_json:
         print(json.dumps({"rollouts": rows, "audit": events}, indent=2))
@@ -236,14 +278,15 @@ def rollout_status(
 
 
 def _rollout_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table("task type", "mode", "percent", "breaker", "failures", "re-probe at", "updated")
+    table = Table("task type", "mode", "percent", "breaker", "failures", "re-probe at", "updated", "ramp")
     for r in rows:
         b = r["breaker"]
         state = b["state"] if b["state"] != "half_open" else f"half-open ({b['half_open_successes']} ok)"
         when = (b["reprobe_at"] or "")[:19]
         updated = (r["updated_at"] or "")[:19]
         failures = str(b["consecutive_failures"])
-        table.add_row(r["task_type"], r["mode"], f"{r['percent']:g}%", state, failures, when, updated)
+        ramp = r["ramp"]["text"] if r.get("ramp") else "–"
+        table.add_row(r["task_type"], r["mode"], f"{r['percent']:g}%", state, failures, when, updated, ramp)
     return table
 
 
@@ -252,6 +295,7 @@ def _audit_table(events: list[dict[str, Any]]) -> Table:
     for e in events:
         old, new = e["old"], e["new"]
         change = f"{old['mode'] or '-'} {_pct(old['percent'])} → {new['mode']} {_pct(new['percent'])}"
+        change = change if new["mode"] else ""  # a ramp event that moved nothing
         reason = e["reason"] or ""
         if e["decision_ids"]:
             reason += f" [decisions {', '.join(e['decision_ids'])}]"
@@ -288,6 +332,32 @@ def rollout_set(
     console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}% (breaker {r['breaker']['state']})")
 
 
+@rollout_app.command("ramp")
+def rollout_ramp(
+    task: Annotated[str, typer.Argument(help="Task type")],
+    action: Annotated[str, typer.Argument(help="start | pause | resume | abort")],
+    reason: Annotated[str | None, typer.Option(help="Why (kept in the audit log)")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Start, pause, resume or abort the ramp that raises the percentage by itself."""
+    from shadowswitch.errors import ShadowswitchError
+    from shadowswitch.ramp import ACTIONS
+    from shadowswitch.store.ramps import RampStore, with_ramp
+
+    if action not in ACTIONS:
+        err.print(f"error: action must be one of {', '.join(ACTIONS)}")
+        raise typer.Exit(2)
+    rollouts, _ = _stores(db)
+    ramps = RampStore(rollouts.engine)
+    try:
+        row = ramps.command(task, action, actor=f"cli:{getpass.getuser()}", reason=reason)
+    except ShadowswitchError as exc:
+        err.print(f"error: {exc.message}")
+        raise typer.Exit(1) from None
+    r = with_ramp(ramps, row)
+    console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}%; ramp {r['ramp']['text']}")
+
+
 @app.command()
 def report(
     task: Annotated[str | None, typer.Option(help="Only this task type")] = None,
@@ -297,13 +367,16 @@ def report(
 ) -> None:
     """Compare the local and generative paths per task type, with intervals and a verdict."""
     from shadowswitch.report import build_report, rollout_modes
+    from shadowswitch.store.ramps import RampStore, ramp_statuses
     from shadowswitch.store.tables import utcnow
 
     window = parse_age(since)
     rollouts, decisions = _stores(db)
     until = utcnow()
     rows = decisions.since(until - window, task)
-    result = build_report(rows, until - window, until, rollout_modes(rollouts.list()))
+    known = rollouts.list()
+    ramps = ramp_statuses(RampStore(rollouts.engine), known)
+    result = build_report(rows, until - window, until, rollout_modes(known), ramps)
     if as_json:
         print(json.dumps(result, indent=2))
         return
@@ -341,7 +414,8 @@ def verdict_line(entry: dict[str, Any]) -> str:
         facts.append(f"local {entry['speedup']:g}× faster (p50)")
     saved = entry["saving"]["usd_per_day"]
     facts.append(f"${saved:,.2f}/day saved" if saved is not None else "saving unknown")
-    return f"{'; '.join(facts)}\n[{colour}]{verdict['text']}[/{colour}]\n"
+    ramp = f"ramp {entry['ramp']['text']}\n" if entry.get("ramp") else ""
+    return f"{'; '.join(facts)}\n[{colour}]{verdict['text']}[/{colour}]\n{ramp}"
 
 
 def _rate(figure: dict[str, Any]) -> str:

@@ -92,6 +92,36 @@ class Metrics:
             ["task_type"],
             registry=self.registry,
         )
+        self._outage_metrics()
+
+    def _outage_metrics(self) -> None:
+        """What a database outage leaves behind: the spool, and breaker events held in memory."""
+        self.spool_records = Gauge(
+            "shadowswitch_spool_records",
+            "Decision writes waiting in the on-disk spool for the database",
+            registry=self.registry,
+        )
+        self.spool_bytes = Gauge(
+            "shadowswitch_spool_bytes", "Bytes of decision writes in the spool", registry=self.registry
+        )
+        self.spool_written = Counter(
+            "shadowswitch_spool_written",
+            "Spooled decision writes written to the database once it was back",
+            registry=self.registry,
+        )
+        self.spool_dropped = Counter(
+            "shadowswitch_spool_dropped",
+            "Decision writes lost: spool full (or its disk failed), or refused by the database",
+            ["reason"],
+            registry=self.registry,
+        )
+        for reason in ("full", "rejected"):
+            self.spool_dropped.labels(reason)  # 0 until it happens, not absent
+        self.breaker_held = Gauge(
+            "shadowswitch_breaker_events_held",
+            "Breaker events counted in this replica while the database is away, applied when it is back",
+            registry=self.registry,
+        )
 
     def observe(self, decision: Decision) -> None:
         labels = (decision.task_type, decision.path)

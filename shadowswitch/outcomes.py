@@ -4,25 +4,46 @@ Local events come from the pipeline (valid, pending, invalid, error, abstain,
 disagree); verdicts come from feedback, explicit or in the next request's tool
 results. Only decisions the local path served count. What counts as a success
 or a failure is decided in `shadowswitch.breaker`.
+
+While the database is away (or slower than `timeout_s`), events are held in memory, in order,
+and the pure state machine runs on this replica's view, so that the local path still reverts
+here when failures pile up; the held events are written, in order, when the database is back
+(before the view is next refreshed from it).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.breaker import judge
+from shadowswitch.breaker import judge, on_failure, on_success
 from shadowswitch.feedback import Feedback
 from shadowswitch.metrics import Metrics
-from shadowswitch.policy.models import Policy, PolicySet
+from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
-from shadowswitch.store.breaker import BreakerStore, Change
+from shadowswitch.store.breaker import BreakerStore, Change, Written
 from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.tables import Decision
+from shadowswitch.store.rollouts import read_breaker, write_breaker
+from shadowswitch.store.tables import Decision, Rollout, utcnow
 
 log = logging.getLogger(__name__)
+MAX_HELD = 100_000  # breaker events held in memory during an outage; beyond, the oldest go
+
+
+@dataclass(frozen=True)
+class Held:
+    """A breaker event not yet written: the database was away."""
+
+    task_type: str
+    config: Breaker
+    decision_id: str
+    event: str
 
 
 class Outcomes:
@@ -33,12 +54,19 @@ class Outcomes:
         live: LiveRollouts,
         policies: PolicySet,
         metrics: Metrics | None = None,
+        timeout_s: float = 5.0,
     ):
         self.feedback = feedback
         self.breaker = breaker
         self.live = live
         self.policies = policies
         self.metrics = metrics
+        self.timeout_s = timeout_s
+        self.held: deque[Held] = deque(maxlen=MAX_HELD)
+        self._held_since: float | None = None
+        self._replayed: list[Written | None] = []  # written, not yet shown in the view
+        self._given_up = threading.Event()  # the last write given up on has returned (set: none)
+        self._given_up.set()
 
     async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None:
         """An event of the local path on one decision (see breaker.judge for what counts)."""
@@ -46,7 +74,12 @@ class Outcomes:
 
     async def observe_request(self, request: ChatView, policy: Policy | None) -> None:
         """Tool results in a request judge the decisions that issued those calls."""
-        for row in await self.feedback.observe_request(request, policy):
+        try:
+            judged = await self.feedback.observe_request(request, policy)
+        except SQLAlchemyError as exc:  # the database is away: these tool results judge nothing
+            log.warning("feedback: could not look up the decisions of tool results: %s", type(exc).__name__)
+            return
+        for row in judged:
             await self._judged(row)
 
     async def explicit(self, decision_id: str, success: bool, reason: str | None) -> Decision | None:
@@ -65,13 +98,87 @@ class Outcomes:
         verdict = judge(event, policy.breaker)
         if verdict is None or (verdict and self._nothing_to_reset(policy.task_type)):
             return
-        task, config = policy.task_type, policy.breaker
+        held = Held(policy.task_type, policy.breaker, decision_id, event)
+        if self.held:  # the database was away: keep the order, behind the events held before
+            self._hold(held)
+            return
         try:
-            written = await anyio.to_thread.run_sync(self.breaker.record, task, config, decision_id, event)
-        except SQLAlchemyError:
-            log.exception("breaker: could not count %s on decision %s of %s", event, decision_id, task)
+            with anyio.fail_after(self.timeout_s):
+                written = await self._record(held)
+        except (SQLAlchemyError, TimeoutError) as exc:
+            log.warning(
+                "breaker: database unavailable (%s); counting in this replica, written when it is back",
+                type(exc).__name__,
+            )
+            self._hold(held)
             return
         self.live.apply(written)  # this replica's next request already sees the new state
+
+    async def _record(self, held: Held) -> Written | None:
+        """One step under the row lock; a step given up on by a timeout may still commit, and is
+        then held and written again: a failure already in the streak, or one after a trip, does
+        not count twice (breaker.on_failure)."""
+        if not self._given_up.is_set():  # a slow database still holds the last one given up on
+            raise TimeoutError("an earlier breaker write is still waiting for the database")
+        done = threading.Event()
+
+        def step() -> Written | None:
+            try:
+                return self.breaker.record(held.task_type, held.config, held.decision_id, held.event)
+            finally:
+                done.set()
+
+        try:
+            return await anyio.to_thread.run_sync(step, abandon_on_cancel=True)
+        except BaseException:  # given up on (timeout) or failed: at most one thread left waiting
+            self._given_up = done
+            raise
+
+    def _hold(self, held: Held) -> None:
+        """Count here, on a copy of this replica's row: the local path reverts here at the threshold."""
+        if not self.held:
+            self._held_since = time.monotonic()
+        self.held.append(held)
+        self._gauge()
+        row = self.live.rows.get(held.task_type)
+        if row is None:
+            return
+        before = read_breaker(row)
+        if judge(held.event, held.config):
+            step = on_success(before, held.config)
+        else:
+            step = on_failure(before, held.config, held.decision_id, held.event, utcnow())
+        if step.state == before:
+            return
+        local = Rollout.model_validate(row.model_dump())
+        write_breaker(local, step.state)
+        self.live.patch(local)
+        if step.transition == "trip":
+            log.warning(
+                "breaker tripped in this replica while the database is away: task type %s answers "
+                "generatively here; %s (written, and applied on every replica, when the database is back)",
+                held.task_type,
+                step.reason,
+            )
+
+    async def replay(self) -> None:
+        """Write the held events, in order (raises while the database is still away; they stay)."""
+        while self.held:  # events held meanwhile join the end
+            with anyio.fail_after(self.timeout_s):
+                self._replayed.append(await self._record(self.held[0]))
+            self.held.popleft()
+            self._gauge()
+        if not self._replayed:
+            return
+        done, self._replayed = self._replayed, []
+        for written in done:  # patched only now: a half-replayed view could route locally again
+            self.live.apply(written)
+        away = time.monotonic() - (self._held_since or time.monotonic())
+        log.warning("breaker: wrote %d events counted while the database was away (%.1f s)", len(done), away)
+
+    def _gauge(self) -> None:
+        if self.metrics:
+            self.metrics.breaker_held.set(len(self.held))
 
     def _nothing_to_reset(self, task_type: str) -> bool:
         """A success on a closed breaker with no failures counted changes nothing: skip the database.

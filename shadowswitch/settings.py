@@ -32,6 +32,12 @@ class Settings(BaseSettings):
     shutdown_timeout_s: float = Field(default=30.0, gt=0)
     url: str | None = None  # where `shadowswitch policy reload` finds a running server
     rollout_refresh_s: float = 0.5  # every server sees a rollout change within this + one query
+    # While the database is away, decision records wait on disk here (default: beside a SQLite
+    # file, else under $XDG_STATE_HOME/shadowswitch/spool/), at most this many bytes (0: no spool).
+    spool_dir: Path | None = None
+    spool_max_bytes: int = Field(default=256 * 1024 * 1024, ge=0)
+    db_timeout_s: float = Field(default=5.0, gt=0)  # a database this slow counts as away
+    ramp_check_s: float = Field(default=2.0, gt=0)  # running ramps read their evidence this often
     load_models: bool = True  # False: serve generative only (no local engine)
     model_cache: Path | None = None
     calibration: Path = Field(default_factory=packaged_calibration)  # the local engine's prior

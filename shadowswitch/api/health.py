@@ -1,4 +1,9 @@
-"""Liveness, readiness and Prometheus metrics."""
+"""Liveness, readiness and Prometheus metrics.
+
+/healthz: the process answers. /readyz: the database answers (within `db_timeout_s`) and the
+models are loaded. While the database is away the proxy still serves and spools its records:
+/readyz says so (503, and where records go) so that an operator sees it.
+"""
 
 from __future__ import annotations
 
@@ -20,17 +25,19 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz")
 async def readyz(state: StateDep) -> JSONResponse:
-    def ping() -> None:
+    def ping() -> None:  # our own table: a database that lost it is not one we can write to
         with state.decisions.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+            connection.execute(text("SELECT 1 FROM rollout LIMIT 1"))
 
     checks = {"database": "ok", "models": "ok" if state.models_ready else "loading"}
     try:
-        await anyio.to_thread.run_sync(ping)
+        with anyio.fail_after(state.settings.db_timeout_s):
+            await anyio.to_thread.run_sync(ping, abandon_on_cancel=True)
     except Exception as exc:
         checks["database"] = f"unreachable: {type(exc).__name__}"
     ready = all(v == "ok" for v in checks.values())
-    return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)
+    body = {"ready": ready, **checks, "decisions": state.recorder.status()}
+    return JSONResponse(body, status_code=200 if ready else 503)
 
 
 @router.get("/metrics")

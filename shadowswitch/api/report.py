@@ -11,6 +11,7 @@ from shadowswitch.api.deps import READER, StateDep
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
 from shadowswitch.report import build_report, rollout_modes
+from shadowswitch.store.ramps import ramp_statuses
 from shadowswitch.store.tables import utcnow
 
 router = APIRouter(prefix="/v1/shadowswitch")
@@ -26,4 +27,5 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     until = utcnow()
     rows = await anyio.to_thread.run_sync(state.decisions.since, until - window, task or None)
     rollouts = await anyio.to_thread.run_sync(state.rollouts.list)
-    return build_report(rows, until - window, until, rollout_modes(rollouts))
+    ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollouts)
+    return build_report(rows, until - window, until, rollout_modes(rollouts), ramps)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,6 +18,9 @@ def _litellm() -> Any:
     import litellm  # after `stay_offline()` at start-up: its cost map then loads from disk
 
     litellm.suppress_debug_info = True
+    # No LiteLLM callback is ever registered here (shadowswitch records every call itself), so its
+    # per-chunk logging work (a thread-pool task per streamed chunk) only costs CPU.
+    litellm.disable_streaming_logging = True
     return litellm
 
 
@@ -25,6 +29,7 @@ class LiteLLMEngine:
 
     def __init__(self) -> None:
         self._litellm = _litellm()
+        self._clients: dict[tuple[Any, ...], Any] = {}
 
     async def warm_up(self) -> None:
         """LiteLLM imports much on its first call (over a second): pay that at start, not on a request."""
@@ -64,7 +69,27 @@ class LiteLLMEngine:
             kwargs["api_key"] = key
         elif upstream.api_base:
             kwargs["api_key"] = "not-needed"  # local OpenAI-compatible servers take any key
+        if upstream.api_base and kwargs["model"].startswith("openai/"):
+            kwargs["client"] = self._client(upstream.api_base, kwargs["api_key"], upstream.timeout_s)
         return kwargs
+
+    def _client(self, api_base: str, api_key: str, timeout: float) -> Any:
+        """One OpenAI client per OpenAI-compatible upstream (and event loop), built as LiteLLM builds
+        its own, over its aiohttp transport: a call then skips LiteLLM's per-call client lookup."""
+        key = (api_base, api_key, timeout, asyncio.get_running_loop())  # the loop, not its id: ids recur
+        if key not in self._clients:
+            from litellm.llms.openai.openai import OpenAIChatCompletion
+            from openai import AsyncOpenAI
+
+            transport: Any = OpenAIChatCompletion._get_async_http_client()  # LiteLLM's aiohttp one
+            self._clients[key] = AsyncOpenAI(
+                api_key=api_key,
+                base_url=api_base,
+                http_client=transport,
+                timeout=timeout,
+                max_retries=0,
+            )
+        return self._clients[key]
 
     async def complete(self, request: dict[str, Any], upstream: Upstream) -> dict[str, Any]:
         kwargs = self._kwargs(request, upstream)

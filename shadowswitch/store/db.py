@@ -21,7 +21,9 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    # connect_timeout: a database host that does not answer counts as away in seconds, not minutes
+    connect = {"connect_timeout": 10}
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, connect_args=connect)
 
 
 def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:

@@ -1,33 +1,31 @@
-"""Decision records: a batching writer off the event loop, and the queries that read them back."""
+"""Decision records: a batching writer off the event loop that spools to disk while the database
+is away, and the queries that read them back."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass, field
+import time
+from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import anyio
 from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, select
 
+from shadowswitch.metrics import Metrics
+from shadowswitch.store.spool import Spool
 from shadowswitch.store.tables import Decision, ToolCall
+from shadowswitch.store.writes import Insert, Item, Update, encode, write_items
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class _Insert:
-    decision: Decision
-    tool_call_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Update:
-    decision_id: str
-    fields: dict[str, Any]
+_Insert, _Update = Insert, Update  # the names tests and older callers use
+DRAIN_BATCH = 500  # spooled writes per database transaction
+DRAIN_BUDGET_S = 1.0  # per flush, so that readers waiting on flush() are not held long
+RETRY_S = (0.5, 5.0)  # first and longest wait between attempts while the database is away
 
 
 class DecisionStore:
@@ -36,21 +34,12 @@ class DecisionStore:
     def __init__(self, engine: Engine):
         self.engine = engine
 
-    def write(self, ops: list[_Insert | _Update]) -> None:
-        # The pipeline still reads these objects (background shadow runs): keep them loaded.
-        with Session(self.engine, expire_on_commit=False) as session:
-            for op in ops:
-                if isinstance(op, _Insert):
-                    session.add(op.decision)
-                    for call_id in op.tool_call_ids:
-                        session.merge(ToolCall(id=call_id, decision_id=op.decision.id))
-                else:
-                    session.flush()
-                    row = session.get(Decision, op.decision_id)
-                    if row is not None:
-                        for key, value in op.fields.items():
-                            setattr(row, key, value)
-            session.commit()
+    def write(self, ops: Sequence[Insert | Update]) -> int:
+        """Write in order, idempotently; returns how many records the database refused."""
+        return write_items(self.engine, [encode(op) for op in ops])
+
+    def write_items(self, items: Sequence[Item]) -> int:
+        return write_items(self.engine, items)
 
     def get(self, decision_id: str) -> Decision | None:
         with Session(self.engine) as session:
@@ -99,44 +88,187 @@ class DecisionStore:
 class DecisionRecorder:
     """Queues decision writes and flushes them in batches from a worker thread.
 
-    The request path only appends to a queue; `flush()` lets a reader see
-    everything recorded so far (e.g. GET /decisions/{id} right after a response).
+    The request path only appends to a queue; `flush()` lets a reader see everything recorded so
+    far (e.g. GET /decisions/{id} right after a response) while the database is there. When a
+    write fails, or takes longer than `timeout_s`, the database is away: writes go to the spool
+    on disk, and every later write queues behind them (order), until the spool has been written
+    to the database, oldest first, once it answers again.
     """
 
-    def __init__(self, store: DecisionStore, interval_s: float = 0.05):
+    def __init__(
+        self,
+        store: DecisionStore,
+        interval_s: float = 0.05,
+        *,
+        spool_dir: Path | None = None,
+        spool_max_bytes: int = 256 * 1024 * 1024,
+        timeout_s: float = 5.0,
+        metrics: Metrics | None = None,
+    ):
         self.store = store
         self.interval_s = interval_s
-        self._pending: list[_Insert | _Update] = []
+        self.spool_dir = spool_dir
+        self.spool_max_bytes = spool_max_bytes
+        self.timeout_s = timeout_s
+        self.metrics = metrics
+        self.spool: Spool | None = None  # opened by start()
+        self._pending: list[Insert | Update] = []
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        self._inflight: asyncio.Future[int] | None = None  # a write that outlived its timeout
+        self._retry_at = 0.0  # monotonic; no database attempt before this while it is away
+        self._wait = RETRY_S[0]
+        self._down_since: float | None = None
+        self._drained = 0  # spooled writes written since the spool last was empty
+        self._dropping = False
 
     def record(self, decision: Decision, tool_call_ids: list[str] | None = None) -> None:
-        self._pending.append(_Insert(decision, list(tool_call_ids or [])))
+        self._pending.append(Insert(decision, list(tool_call_ids or [])))
 
     def update(self, decision_id: str, **fields: Any) -> None:
-        self._pending.append(_Update(decision_id, fields))
+        self._pending.append(Update(decision_id, fields))
+
+    def status(self) -> dict[str, Any]:
+        """For /readyz: where decision records go now, and what waits in the spool."""
+        spool = self.spool
+        return {
+            "records": "spooling" if spool is not None and not spool.empty else "database",
+            "spooled": spool.pending_items if spool else 0,
+            "spool_bytes": spool.pending_bytes if spool else 0,
+            "dropped": spool.dropped if spool else 0,
+        }
 
     async def flush(self) -> None:
         async with self._lock:
             ops, self._pending = self._pending, []
-            if not ops:
-                return
+            if ops:
+                await self._write([encode(op) for op in ops])
+            if self.spool is not None and not self.spool.empty:
+                await self._drain()
+            self._gauge()
+
+    async def _write(self, items: list[Item]) -> None:
+        if self.spool is None:
             try:
-                await anyio.to_thread.run_sync(self.store.write, ops)
-            except Exception:  # one bad write must not lose the batch: retry each alone
-                log.warning("batch of %d decision writes failed; retrying one by one", len(ops))
-                for op in ops:
-                    try:
-                        await anyio.to_thread.run_sync(self.store.write, [op])
-                    except Exception:
-                        log.exception("could not record %s", op)
+                await self._database(items)
+            except Exception:
+                log.exception("could not record %d decision writes (no spool)", len(items))
+            return
+        if self._behind():
+            await self._to_spool(items)
+            return
+        try:
+            await self._database(items)
+        except Exception as exc:
+            self._away(exc)
+            await self._to_spool(items)
+            return
+        self._back()
+
+    def _behind(self) -> bool:
+        """Writes queue behind the spool (order), a hung write, or a recent failure."""
+        spooled = self.spool is not None and not self.spool.empty
+        return spooled or self._busy() or time.monotonic() < self._retry_at
+
+    def _busy(self) -> bool:
+        return self._inflight is not None and not self._inflight.done()
+
+    async def _database(self, items: list[Item]) -> None:
+        """Write in a worker thread; give up waiting after `timeout_s` (the thread may still finish:
+        the items are spooled then, and writing them again later is harmless)."""
+        future = asyncio.get_running_loop().run_in_executor(None, self.store.write_items, items)
+        future.add_done_callback(_retrieve)
+        self._inflight = future
+        try:
+            rejected = await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
+        except TimeoutError:
+            raise TimeoutError(f"no answer in {self.timeout_s:g} s") from None
+        if rejected and self.metrics:
+            self.metrics.spool_dropped.labels("rejected").inc(rejected)
+
+    async def _to_spool(self, items: list[Item]) -> None:
+        assert self.spool is not None
+        dropped = await anyio.to_thread.run_sync(self.spool.append, items)
+        if dropped and self.metrics:
+            self.metrics.spool_dropped.labels("full").inc(dropped)
+        if dropped and not self._dropping:
+            self._dropping = True
+            log.error(
+                "decision spool %s is full (%d bytes, bound %d) or its disk failed: DROPPING the newest "
+                "decision records until the database takes some (shadowswitch_spool_dropped counts them)",
+                self.spool.root,
+                self.spool.pending_bytes,
+                self.spool.max_bytes,
+            )
+        elif self._dropping and not dropped and not self.spool.full:
+            self._dropping = False
+            log.warning("decision spool has room again; %d records were dropped in all", self.spool.dropped)
+
+    async def _drain(self) -> None:
+        """Write spooled items to the database, oldest first, for at most DRAIN_BUDGET_S."""
+        assert self.spool is not None
+        if self._busy() or time.monotonic() < self._retry_at:
+            return
+        deadline = time.monotonic() + DRAIN_BUDGET_S
+        while not self.spool.empty and time.monotonic() < deadline:
+            items, mark = await anyio.to_thread.run_sync(self.spool.read, DRAIN_BATCH)
+            if mark is None:
+                break
+            try:
+                await self._database(items)
+            except Exception as exc:
+                self._away(exc)
+                return
+            await anyio.to_thread.run_sync(self.spool.consume, mark)
+            self._drained += len(items)
+            if self.metrics:
+                self.metrics.spool_written.inc(len(items))
+        if self.spool.empty:
+            self._back()
+
+    def _away(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if self._down_since is None:
+            self._down_since, self._wait = now, RETRY_S[0]
+            where = f"spooling them to {self.spool.root}" if self.spool else "they are LOST (no spool)"
+            log.warning(
+                "database unavailable for decision records (%s); %s until it is back", _brief(exc), where
+            )
+        else:
+            self._wait = min(self._wait * 2, RETRY_S[1])
+        self._retry_at = now + self._wait
+
+    def _back(self) -> None:
+        if self._down_since is not None or self._drained:
+            away = (
+                f", {time.monotonic() - self._down_since:.1f} s after it went away"
+                if self._down_since
+                else ""
+            )
+            log.warning("database is back: wrote %d spooled decision writes%s", self._drained, away)
+        self._down_since, self._drained, self._retry_at = None, 0, 0.0
+
+    def _gauge(self) -> None:
+        if self.metrics and self.spool is not None:
+            self.metrics.spool_records.set(self.spool.pending_items)
+            self.metrics.spool_bytes.set(self.spool.pending_bytes)
 
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.interval_s)
-            await self.flush()
+            try:
+                await self.flush()
+            except Exception:  # the loop must outlive anything one flush meets
+                log.exception("decision recorder: flush failed")
 
     def start(self) -> None:
+        if self.spool_dir is not None and self.spool is None:
+            try:
+                self.spool = Spool(self.spool_dir, self.spool_max_bytes)
+            except (OSError, RuntimeError):
+                log.exception(
+                    "no decision spool at %s: records are lost while the database is away", self.spool_dir
+                )
         self._task = asyncio.create_task(self._run(), name="decision-recorder")
 
     async def stop(self) -> None:
@@ -146,3 +278,23 @@ class DecisionRecorder:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         await self.flush()
+        if self.spool is not None:
+            if not self.spool.empty:
+                log.warning(
+                    "%d decision writes stay in the spool %s; the next start writes them to the database",
+                    self.spool.pending_items,
+                    self.spool.root,
+                )
+            await anyio.to_thread.run_sync(self.spool.close)
+            self.spool = None
+
+
+def _retrieve(future: asyncio.Future[int]) -> None:
+    """A write given up on may still fail later: take its exception so asyncio does not warn."""
+    if not future.cancelled():
+        future.exception()
+
+
+def _brief(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first[:200]}"

@@ -1,0 +1,1 @@
+"""Proxy overhead: the pass-through path against the upstream direct and LiteLLM's own proxy."""

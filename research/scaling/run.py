@@ -1,0 +1,231 @@
+"""`shadowswitch bench scaling`: the local engine behind a real `shadowswitch serve`.
+
+Decision latency and throughput as offered tools grow (past `max_candidates` the engine
+shortlists by embedding first: a two-level choice) and as concurrency grows; the server's
+RSS with the embedded models loaded, and its start-up time to /readyz.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from research.bfcl.proxy import free_port
+from research.bfcl.results import git_commit, machine_info, write_results
+from research.overhead.processes import rss_bytes, started
+from research.overhead.targets import KEY_ENV, bench_env
+from research.scaling.tools import ScalingRequest, requests_with_tools
+
+console = Console(width=None if Console().is_terminal else 140)
+TASK = "scaling"
+MAX_CANDIDATES = 8
+# What the engine batches (shadowswitch/engines/local/runtime/worker.py and decider.py).
+BATCHING = (
+    "One engine thread per model; requests queued while it works form the next batch (up to 8). "
+    "A batch shares one encoder pass (the queries and any candidate texts not yet cached); the "
+    "language-model scoring and argument filling then run request by request."
+)
+
+
+@dataclass
+class ScalingConfig:
+    out: Path
+    quick: bool = False
+    tools: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
+    concurrencies: tuple[int, ...] = (1, 4, 16, 64)
+    per_size: int | None = None  # requests per tool count (default by --quick)
+    per_concurrency: int | None = None  # requests per concurrency level, at least the level itself
+    concurrency_tools: int = 8
+
+    def size_count(self) -> int:
+        return self.per_size or (6 if self.quick else 40)
+
+    def concurrency_count(self, level: int) -> int:
+        return max(level, self.per_concurrency or (16 if self.quick else 128))
+
+
+def write_policies(folder: Path, upstream_v1: str) -> Path:
+    """Canary 100%, thresholds 0: every request is decided (and answered) locally."""
+    folder.mkdir(parents=True, exist_ok=True)
+    upstream = {"model": "openai/bench", "api_base": upstream_v1, "api_key_env": KEY_ENV}
+    (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": upstream}))
+    policy = {
+        "task_type": TASK,
+        "description": "Local engine scaling benchmark.",
+        "match": {"model": TASK},
+        "rollout": {"mode": "canary", "percent": 100, "compare_percent": 0},
+        "engine": {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0},
+        "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
+    }
+    (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy))
+    return folder
+
+
+async def send_all(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
+    """Send every request from `concurrency` clients; latency, throughput, paths, engine time."""
+    latencies: list[float] = []
+    paths: dict[str, int] = {}
+    ids: list[str] = []
+    right = errors = 0
+    todo = iter(enumerate(requests))
+    limits = httpx.Limits(max_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as client:
+
+        async def worker() -> None:
+            nonlocal right, errors
+            for i, request in todo:
+                headers = {"X-Shadowswitch-Session": f"s{i}"}
+                begun = time.perf_counter()
+                response = await client.post("/v1/chat/completions", json=request.body, headers=headers)
+                if response.status_code != 200:
+                    errors += 1
+                    continue
+                latencies.append((time.perf_counter() - begun) * 1000)
+                path = response.headers.get("x-shadowswitch-path", "?")
+                paths[path] = paths.get(path, 0) + 1
+                ids.append(response.headers.get("x-shadowswitch-decision-id", ""))
+                calls = response.json()["choices"][0]["message"].get("tool_calls") or []
+                right += any(c["function"]["name"] == request.expected for c in calls)
+
+        begun = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall = time.perf_counter() - begun
+        engine_ms = [await _engine_ms(client, i) for i in ids if i]
+    return {
+        "requests": len(requests),
+        "errors": errors,
+        "paths": paths,
+        "right_tool": round(right / len(requests), 3) if requests else None,
+        **_percentiles("latency", latencies),
+        **_percentiles("engine", [m for m in engine_ms if m is not None]),
+        "throughput_rps": round(len(latencies) / wall, 2) if wall else None,
+    }
+
+
+async def _engine_ms(client: httpx.AsyncClient, decision_id: str) -> float | None:
+    """The engine's own time for a decision (its record's timings), queueing excluded."""
+    record = (await client.get(f"/v1/shadowswitch/decisions/{decision_id}")).json()
+    timings = record.get("timings_ms") or {}
+    total = timings.get("total")
+    return float(total) if isinstance(total, int | float) else None
+
+
+def _percentiles(name: str, values: list[float]) -> dict[str, float | None]:
+    if len(values) < 2:
+        one = round(values[0], 2) if values else None
+        return {f"{name}_p50_ms": one, f"{name}_p99_ms": one}
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return {f"{name}_p50_ms": round(cuts[49], 2), f"{name}_p99_ms": round(cuts[98], 2)}
+
+
+def run_scaling(config: ScalingConfig) -> dict[str, Any]:
+    started_at = time.monotonic()
+    by_tools: list[dict[str, Any]] = []
+    by_concurrency: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="ss-scaling-") as tmp:
+        workdir = Path(tmp)
+        up_port, port = free_port(), free_port()
+        up_cmd = [sys.executable, "-m", "research.overhead.upstream", "--port", str(up_port)]
+        with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
+            policies = write_policies(workdir / "policies", f"http://127.0.0.1:{up_port}/v1")
+            cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port)]
+            cmd += ["--policies", str(policies), "--db", f"sqlite:///{workdir / 'scaling.db'}"]
+            cmd += ["--log-level", "warning"]
+            base = f"http://127.0.0.1:{port}"
+            console.print("starting shadowswitch serve with the embedded models…")
+            with started(cmd, f"{base}/readyz", workdir / "serve.log", bench_env(), timeout_s=900) as server:
+                memory = {"rss_ready_mb": _mb(rss_bytes(server.pid))}
+                console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
+                asyncio.run(send_all(base, requests_with_tools(2, 8, seed=99), 1))  # warm-up
+                for tools in config.tools:
+                    row = {"tools": tools, **_run(base, requests_with_tools(config.size_count(), tools), 1)}
+                    by_tools.append(row)
+                    console.print(f"  tools {tools:>2}: {_line(row)}")
+                for level in config.concurrencies:
+                    requests = requests_with_tools(
+                        config.concurrency_count(level), config.concurrency_tools, 1
+                    )
+                    row = {"concurrency": level, **_run(base, requests, level)}
+                    by_concurrency.append(row)
+                    console.print(f"  concurrency {level:>2}: {_line(row)}")
+                memory["rss_after_mb"] = _mb(rss_bytes(server.pid))
+                startup_s = round(server.ready_s, 2)
+    results = {
+        "benchmark": "scaling",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "machine": machine_info(),
+        "config": {
+            "quick": config.quick,
+            "max_candidates": MAX_CANDIDATES,
+            "tools_source": "BFCL live_simple questions; distractors from live_multiple/live_simple tools",
+            "concurrency_tools": config.concurrency_tools,
+            "scorer": "hybrid (policy default), thresholds 0",
+        },
+        "batching": BATCHING,
+        "startup_to_readyz_s": startup_s,
+        "memory": memory,
+        "by_tools": by_tools,
+        "by_concurrency": by_concurrency,
+        "duration_s": round(time.monotonic() - started_at, 1),
+    }
+    write_results(config.out, results)
+    print_tables(results)
+    console.print(f"wrote {config.out}")
+    return results
+
+
+def _run(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
+    return asyncio.run(send_all(base, requests, concurrency))
+
+
+def _mb(value: int) -> float:
+    return round(value / 2**20, 1)
+
+
+def _line(row: dict[str, Any]) -> str:
+    return (
+        f"p50 {row['latency_p50_ms']} ms, p99 {row['latency_p99_ms']} ms "
+        f"(engine p50 {row['engine_p50_ms']} ms), "
+        f"{row['throughput_rps']} req/s, paths {row['paths']}, right tool {row['right_tool']}"
+    )
+
+
+def print_tables(results: dict[str, Any]) -> None:
+    columns = ("p50 ms", "p99 ms", "engine p50", "req/s", "local", "right tool", "errors")
+    for key, label in (("by_tools", "tools"), ("by_concurrency", "concurrency")):
+        table = Table(label, *columns, title=f"local engine by {label}")
+        for row in results[key]:
+            table.add_row(
+                str(row[label]),
+                *(
+                    _num(row[k])
+                    for k in ("latency_p50_ms", "latency_p99_ms", "engine_p50_ms", "throughput_rps")
+                ),
+                f"{row['paths'].get('local', 0)}/{row['requests']}",
+                _num(row["right_tool"]),
+                str(row["errors"]),
+            )
+        console.print(table)
+    memory = results["memory"]
+    console.print(
+        f"start-up to /readyz {results['startup_to_readyz_s']} s; RSS {memory['rss_ready_mb']} MB ready, "
+        f"{memory['rss_after_mb']} MB after the runs"
+    )
+    console.print(f"batching: {results['batching']}")
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:,.2f}"
