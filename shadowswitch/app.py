@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any
@@ -31,6 +32,7 @@ from shadowswitch.offline import stay_offline
 from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
+from shadowswitch.reload import PolicyReloader
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.breaker import BreakerStore
@@ -84,8 +86,9 @@ def create_app(
         metrics=metrics,
         prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
     )
+    reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)
     state = AppState(
-        settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics
+        settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics, reloader
     )
 
     @contextlib.asynccontextmanager
@@ -98,12 +101,15 @@ def create_app(
         live.start()
         loading = asyncio.create_task(_load_local(state, local_factory, settings))
         pruning = asyncio.create_task(_prune_every_hour(decisions, parse_since(settings.retention)))
+        unwatch = _reload_on_sighup(reloader)
         try:
             yield
         finally:
+            unwatch()
             loading.cancel()
             pruning.cancel()
-            await pipeline.drain()
+            reloader.stop()
+            await _drain(pipeline, settings.shutdown_timeout_s)
             await live.stop()
             await recorder.stop()
             engine.dispose()
@@ -122,6 +128,30 @@ def app_from_env() -> FastAPI:
     level = os.environ.get("SHADOWSWITCH_LOG_LEVEL", "info").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return create_app(Settings())
+
+
+def _reload_on_sighup(reloader: PolicyReloader) -> Callable[[], None]:
+    """SIGHUP reloads the policies, as daemons do; returns what undoes it. Only the main thread
+    may handle signals (not a server a test runs in a thread), and Windows has no SIGHUP."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGHUP, reloader.reload_soon, "signal:SIGHUP")
+    except (AttributeError, NotImplementedError, RuntimeError, ValueError):
+        log.debug("SIGHUP not handled here; reload with POST /v1/shadowswitch/policies/reload")
+        return lambda: None
+
+    def unwatch() -> None:
+        loop.remove_signal_handler(signal.SIGHUP)
+
+    return unwatch
+
+
+async def _drain(pipeline: Pipeline, timeout_s: float) -> None:
+    """Shutdown: let background comparisons and breaker events finish, within a bound."""
+    try:
+        await asyncio.wait_for(pipeline.drain(), timeout_s)
+    except TimeoutError:
+        log.warning("shutdown: background work still running after %g s was cancelled", timeout_s)
 
 
 async def _prune_every_hour(decisions: DecisionStore, retention: timedelta) -> None:
@@ -146,6 +176,7 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
         state.pipeline.local = await anyio.to_thread.run_sync(build)
         state.models_ready = True
         log.info("local engine ready")
+        state.reloader.load_models()  # a reload while these loaded may have named more models
     except Exception:
         log.exception("could not load the local engine; serving generatively only")
 

@@ -16,7 +16,7 @@ from rich.table import Table
 app = typer.Typer(
     help="Move an agent's decision calls onto a small local model, safely.", no_args_is_help=True
 )
-policy_app = typer.Typer(help="Check policy files.", no_args_is_help=True)
+policy_app = typer.Typer(help="Check policy files, and reload them in running servers.", no_args_is_help=True)
 rollout_app = typer.Typer(help="See and change rollouts (acts on the database).", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema and retention.", no_args_is_help=True)
 app.add_typer(policy_app, name="policy")
@@ -48,11 +48,19 @@ def serve(
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Serve beyond this machine without an admin token")
     ] = False,
+    shutdown_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--shutdown-timeout",
+            min=0.1,
+            help="SIGTERM: seconds requests in flight may take (env SHADOWSWITCH_SHUTDOWN_TIMEOUT_S; 30)",
+        ),
+    ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="Worker processes (each loads its own local models)")
     ] = 1,
 ) -> None:
-    """Run the proxy (OpenAI-compatible, on /v1)."""
+    """Run the proxy (OpenAI-compatible, on /v1). SIGHUP reloads policies; SIGTERM drains, exits 0."""
     import logging
 
     import uvicorn
@@ -62,7 +70,9 @@ def serve(
     from shadowswitch.policy import load_policies
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = _settings(host=host, port=port, policies=policies, db_url=db)
+    settings = _settings(
+        host=host, port=port, policies=policies, db_url=db, shutdown_timeout_s=shutdown_timeout
+    )
     if not settings.admin_token and not insecure and not is_loopback(settings.host):
         err.print(
             f"error: {settings.host} is reachable from other machines and no admin token is set, so anyone "
@@ -81,10 +91,29 @@ def serve(
         for line in exc.problems:
             typer.echo(line, err=True)
         raise typer.Exit(1) from None
+    exit_zero_on_sigterm()
     if workers > 1:
         _serve_workers(settings, workers, log_level)
         return
-    uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.lower())
+    uvicorn.run(
+        application,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level.lower(),
+        timeout_graceful_shutdown=settings.shutdown_timeout_s,
+    )
+
+
+def exit_zero_on_sigterm() -> None:
+    """A SIGTERM shutdown that finished its work exits 0, as service managers expect.
+
+    uvicorn drains on SIGTERM, then raises the signal again for the handler it found; with the
+    default one the process would die of it (exit code -15). Before uvicorn starts, this exits too.
+    """
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
 
 
 def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
@@ -103,6 +132,7 @@ def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
         SHADOWSWITCH_DB_URL=settings.db_url,
         SHADOWSWITCH_LOAD_MODELS=str(settings.load_models).lower(),
         SHADOWSWITCH_LOG_LEVEL=log_level,
+        SHADOWSWITCH_SHUTDOWN_TIMEOUT_S=str(settings.shutdown_timeout_s),
     )
     database.upgrade(settings.db_url)
     uvicorn.run(
@@ -112,6 +142,7 @@ def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
         host=settings.host,
         port=settings.port,
         log_level=log_level.lower(),
+        timeout_graceful_shutdown=settings.shutdown_timeout_s,
     )
 
 
@@ -146,6 +177,66 @@ def policy_check(
         loaded = None
     count = len(loaded.policies) if loaded else 1
     console.print(f"ok: {count} polic{'y' if count == 1 else 'ies'} valid in {path}")
+
+
+@policy_app.command("reload")
+def policy_reload(
+    url: Annotated[
+        list[str] | None,
+        typer.Option(help="A server's base URL, repeatable (env SHADOWSWITCH_URL; else HOST:PORT)"),
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="Admin bearer token (env SHADOWSWITCH_ADMIN_TOKEN)", show_default=False)
+    ] = None,
+) -> None:
+    """Ask running servers to reload their policies (admin); exit 1 if any refused or did not answer."""
+    settings = _settings()
+    urls = url or [settings.url or f"http://{_client_host(settings.host)}:{settings.port}"]
+    failed = [u for u in urls if not _reload_one(u.rstrip("/"), token or settings.admin_token)]
+    if failed:
+        raise typer.Exit(1)
+
+
+def _reload_one(url: str, token: str | None) -> bool:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        response = httpx.post(f"{url}/v1/shadowswitch/policies/reload", headers=headers, timeout=60)
+    except httpx.HTTPError as exc:
+        message = f"no shadowswitch server answers at {url} ({type(exc).__name__}): is `serve` running?"
+        typer.echo(f"error: {message}", err=True)
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.status_code != 200 or not isinstance(body, dict):
+        error = (body or {}).get("error") if isinstance(body, dict) else None
+        message = (error or {}).get("message") or response.text[:200]
+        # plain lines, never wrapped: `file:line: field: message`, as `policy check` prints them
+        typer.echo(f"error: {url} answered {response.status_code}: {message}", err=True)
+        return False
+    typer.echo(f"{url}: reloaded, {_reload_summary(body)}")
+    return True
+
+
+def _reload_summary(body: dict[str, Any]) -> str:
+    count = len(body["task_types"])
+    parts = [f"{count} task type{'' if count == 1 else 's'}"]
+    parts += [f"{key} {', '.join(body[key])}" for key in ("added", "changed", "removed") if body[key]]
+    if body["audit"]:
+        parts.append(f"{len(body['audit'])} rollout change(s) audited")
+    if body["loading_models"]:
+        parts.append(f"loading {', '.join(body['loading_models'])}")
+    return "; ".join(parts)
+
+
+def _client_host(host: str) -> str:
+    """Where this machine reaches a server bound to `host` (any address → loopback)."""
+    if host in ("0.0.0.0", "::", ""):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
 
 
 def _stores(db: str | None) -> tuple[Any, Any]:

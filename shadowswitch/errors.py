@@ -77,6 +77,13 @@ class UpstreamTimeout(UpstreamError):
         super().__init__(message, status_code=504, code="upstream_timeout")
 
 
+class ServiceUnavailable(ShadowswitchError):
+    """Not now: shutting down, or the database cannot take a change; the client may retry."""
+
+    status_code = 503
+    error_type = "server_error"
+
+
 class PolicyError(ShadowswitchError):
     """A policy file is invalid; `problems` are `file:line: field: message` lines."""
 

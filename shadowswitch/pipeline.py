@@ -20,7 +20,8 @@ from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local
 from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
-from shadowswitch.errors import ShadowswitchError, UpstreamError
+from shadowswitch.engines.engine_set import EngineSet
+from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
@@ -34,6 +35,7 @@ from shadowswitch.validate import check_answer
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
+CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
 MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
 
 
@@ -83,6 +85,7 @@ class Context:
     started: float = field(default_factory=time.perf_counter)
     upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
     fill_action: Action | None = None  # chosen locally; the upstream writes its text
+    recorded: bool = False
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -110,17 +113,27 @@ class Pipeline:
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
+        self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
         self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
 
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
+        self._track_request()
         if self.outcomes:
             self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
-        if ctx.route == "local" and ctx.policy is not None:
-            reply = await self._try_local(ctx, ctx.policy)
-            if reply is not None:
-                return reply
-        return await self._generative(ctx, stream=ctx.request.stream)
+        try:
+            if ctx.route == "local" and ctx.policy is not None:
+                reply = await self._try_local(ctx, ctx.policy)
+                if reply is not None:
+                    return reply
+            return await self._generative(ctx, stream=ctx.request.stream)
+        except asyncio.CancelledError:
+            if ctx.recorded:
+                raise
+            # Cut off, as when shutdown's bounded wait runs out: record it, and answer a 503 the
+            # agent may retry elsewhere (rather than a bare 500 from the server).
+            self._record_cancelled(ctx)
+            raise ServiceUnavailable(CUT_OFF, code="shutting_down") from None
 
     def _context(self, incoming: Incoming) -> Context:
         request = incoming.request
@@ -130,7 +143,7 @@ class Pipeline:
         sticky_kind = policy.rollout.sticky_key if policy else "session"
         key = make_sticky_key(request, incoming.session, sticky_kind)
         route: Route = choose_route(task, key, view) if task and view else "generative"
-        if route == "local" and (self.local is None or not self.local.ready):
+        if route == "local" and not self._local_serves(policy):
             route = "generative"  # models not loaded (yet): serve, and say so in the record
         decision = Decision(
             id=uuid.uuid4().hex,
@@ -147,6 +160,12 @@ class Pipeline:
             decision.prompt = stored_prompt(request, self.prompt_cap)
         upstream = policy.upstream if policy else self.policies.defaults.upstream
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, key, decision)
+
+    def _local_serves(self, policy: Policy | None) -> bool:
+        """The local engine is loaded, with this policy's model (one a reload named may be loading)."""
+        if self.local is None or not self.local.ready or policy is None:
+            return False
+        return not isinstance(self.local, EngineSet) or self.local.serves(policy.engine.model)
 
     # -- local ---------------------------------------------------------------------------
 
@@ -255,7 +274,7 @@ class Pipeline:
             self._record(ctx, message)
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
-        if ctx.route == "shadow" and ctx.policy is not None and self.local is not None:
+        if ctx.route == "shadow" and ctx.policy is not None and self._local_serves(ctx.policy):
             self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
 
     # -- background comparisons ----------------------------------------------------------
@@ -334,10 +353,18 @@ class Pipeline:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def _track_request(self) -> None:
+        """Shutdown waits for this request's task: its answer, its stream, or its record as cut off."""
+        task = asyncio.current_task()
+        if task is not None and task not in self._requests:
+            self._requests.add(task)
+            task.add_done_callback(self._requests.discard)
+
     async def drain(self) -> None:
-        """Wait for background shadow/compare runs (shutdown and tests)."""
-        while self._background:
-            await asyncio.gather(*list(self._background), return_exceptions=True)
+        """Shutdown: wait for requests still finishing (the server has cut off any past its own
+        wait; they record themselves) and for background shadow/compare runs and breaker events."""
+        while self._background or self._requests:
+            await asyncio.gather(*self._requests, *self._background, return_exceptions=True)
 
     # -- record --------------------------------------------------------------------------
 
@@ -358,7 +385,13 @@ class Pipeline:
         ctx.decision.valid = False
         self._record(ctx, {})
 
+    def _record_cancelled(self, ctx: Context) -> None:
+        ctx.decision.error = CUT_OFF
+        ctx.decision.status_code = 503
+        self._record(ctx, {})
+
     def _record(self, ctx: Context, message: dict[str, Any]) -> None:
+        ctx.recorded = True
         ctx.decision.latency_ms = round(ctx.elapsed_ms(), 3)
         calls: list[str] = [
             c["id"] for c in message.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")

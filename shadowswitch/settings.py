@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=1, le=65535)
     max_body_bytes: int = 4 * 1024 * 1024
+    # SIGTERM: in-flight requests, then background comparisons, may take this long each to finish
+    shutdown_timeout_s: float = Field(default=30.0, gt=0)
+    url: str | None = None  # where `shadowswitch policy reload` finds a running server
     rollout_refresh_s: float = 0.5  # every server sees a rollout change within this + one query
     # While the database is away, decision records wait on disk here (default: beside a SQLite
     # file, else under $XDG_STATE_HOME/shadowswitch/spool/), at most this many bytes (0: no spool).

@@ -1,4 +1,4 @@
-"""The shadowswitch API: decisions, feedback, rollouts and their audit log.
+"""The shadowswitch API: decisions, feedback, rollouts, their audit log, and policy reloads.
 
 With an admin token set, changes need it and so does reading decisions, rollouts and the audit log;
 feedback stays open to the agent, like chat completions.
@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 
 from shadowswitch.api.deps import READER, AdminDep, StateDep
 from shadowswitch.api.schemas import FeedbackRequest, RampAction, RolloutChange, parse_json, validated
-from shadowswitch.errors import NotFound, Unprocessable
+from shadowswitch.errors import NotFound, PolicyError, Unprocessable
 from shadowswitch.store.ramps import with_ramp
 from shadowswitch.store.rollouts import audit_json, rollout_json
 from shadowswitch.store.tables import Decision, Rollout
@@ -87,6 +87,38 @@ async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) ->
 async def audit(state: StateDep, task: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     events = await anyio.to_thread.run_sync(state.rollouts.audit, task, min(max(limit, 1), 1000))
     return [audit_json(e) for e in events]
+
+
+@router.post("/policies/reload")
+async def reload_policies(state: StateDep, actor: AdminDep) -> dict[str, Any]:
+    """Reload the policy directory; invalid → 422 listing `file:line` problems, the old set serving."""
+    try:
+        done = await state.reloader.reload(actor)
+    except PolicyError as exc:
+        raise PoliciesRefused(exc.problems) from None
+    return {
+        "task_types": done.task_types,
+        "added": done.changes.added,
+        "changed": done.changes.changed,
+        "removed": done.changes.removed,
+        "defaults_changed": done.changes.defaults_changed,
+        "audit": [audit_json(e) for e in done.audit],
+        "loading_models": done.loading,
+    }
+
+
+class PoliciesRefused(Unprocessable):
+    """An invalid policy set: the message lists every problem; `problems` has them one by one."""
+
+    def __init__(self, problems: list[str]):
+        message = "invalid policies, not reloaded (the old set keeps serving):\n" + "\n".join(problems)
+        super().__init__(message, code="invalid_policies")
+        self.problems = problems
+
+    def body(self) -> dict[str, Any]:
+        body = super().body()
+        body["error"]["problems"] = self.problems
+        return body
 
 
 def decision_json(row: Decision) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from shadowswitch.metrics import Metrics
 from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy.models import PolicySet
+from shadowswitch.reload import PolicyReloader
 from shadowswitch.settings import Settings
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.live import LiveRollouts
@@ -30,6 +31,7 @@ class AppState:
     live: LiveRollouts
     outcomes: Outcomes  # feedback and the breaker
     metrics: Metrics
+    reloader: PolicyReloader  # swaps `policies` in place: every holder sees the new set
     models_ready: bool = False
 
 

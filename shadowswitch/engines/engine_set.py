@@ -9,20 +9,38 @@ from shadowswitch.errors import EngineError
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 
+Build = Callable[[str], LocalEngine]
+
 
 class EngineSet:
-    """A LocalEngine that dispatches on `policy.engine.model` (embedded, an HF dir, a .gguf)."""
+    """A LocalEngine that dispatches on `policy.engine.model` (embedded, an HF dir, a .gguf).
 
-    def __init__(self, engines: dict[str, LocalEngine]):
+    With `build`, models that a reloaded policy names can be added while the others serve.
+    """
+
+    def __init__(self, engines: dict[str, LocalEngine], build: Build | None = None):
         self.engines = engines
+        self.build = build
 
     @classmethod
-    def load(cls, specs: Iterable[str], build: Callable[[str], LocalEngine]) -> EngineSet:
-        return cls({spec: build(spec) for spec in sorted(set(specs))})
+    def load(cls, specs: Iterable[str], build: Build) -> EngineSet:
+        return cls({spec: build(spec) for spec in sorted(set(specs))}, build)
 
     @property
     def ready(self) -> bool:
         return all(engine.ready for engine in self.engines.values())
+
+    def serves(self, model: str) -> bool:
+        """Is the engine for this model loaded (a model a reload just named may still be loading)?"""
+        engine = self.engines.get(model)
+        return engine is not None and engine.ready
+
+    def missing(self, specs: Iterable[str]) -> list[str]:
+        return sorted(set(specs) - self.engines.keys())
+
+    def add(self, spec: str, engine: LocalEngine) -> None:
+        # a new dict, not a mutation: a worker thread may be iterating the old one
+        self.engines = {**self.engines, spec: engine}
 
     async def decide(self, request: ChatView, policy: Policy) -> Choice:
         engine = self.engines.get(policy.engine.model)

@@ -188,3 +188,13 @@ class PolicySet(BaseModel):
 
     defaults: Defaults = Field(default_factory=Defaults)
     policies: dict[str, Policy] = Field(default_factory=dict)
+
+    def replace_with(self, other: PolicySet) -> None:
+        """Take `other`'s contents in place, so that everything holding this set sees the new one.
+
+        Call it on the event loop: no await falls between the assignments, so a request that
+        reads the set (classification and its policy, in one synchronous step) sees the old set
+        or the new one, never a mix.
+        """
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(other, name))

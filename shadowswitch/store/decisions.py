@@ -273,7 +273,8 @@ class DecisionRecorder:
 
     async def stop(self) -> None:
         if self._task:
-            self._task.cancel()
+            async with self._lock:  # not mid-write: a cancelled write thread dies with the process
+                self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         await self.flush()
