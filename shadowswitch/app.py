@@ -18,6 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
 from shadowswitch.api import admin, chat, dashboard, health, report
+from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
 from shadowswitch.durations import parse_since
 from shadowswitch.engines.base import LocalEngine
@@ -25,6 +26,9 @@ from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.feedback import Feedback
+from shadowswitch.learning.background import BackgroundLearner
+from shadowswitch.learning.recorder import Learning
+from shadowswitch.learning.served import ServedMemories
 from shadowswitch.metrics import Metrics
 from shadowswitch.offline import stay_offline
 from shadowswitch.outcomes import Outcomes
@@ -34,6 +38,7 @@ from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
 from shadowswitch.store.tables import utcnow
@@ -58,7 +63,11 @@ def create_app(
     breaker = BreakerStore(engine)
     live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s, breaker)
     metrics = Metrics()
-    outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics)
+    exemplars = ExemplarStore(engine, settings.max_exemplars)
+    memories = ServedMemories(exemplars)
+    learning = Learning(exemplars, memories)
+    learner = BackgroundLearner(exemplars, policies, settings.learn_interval_s, memories.invalidate)
+    outcomes = Outcomes(Feedback(decisions, policies, recorder), breaker, live, policies, metrics, learning)
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
     pipeline = Pipeline(
         policies,
@@ -68,10 +77,12 @@ def create_app(
         outcomes=outcomes,
         metrics=metrics,
         prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
+        learning=learning,
     )
     state = AppState(
         settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics
     )
+    state.learning = learning
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -81,31 +92,37 @@ def create_app(
         await pipeline.generative.warm_up()
         recorder.start()
         live.start()
+        memories.start()
+        learner.start()
         loading = asyncio.create_task(_load_local(state, local_factory, settings))
-        pruning = asyncio.create_task(_prune_every_hour(decisions, parse_since(settings.retention)))
+        retention = parse_since(settings.retention)
+        pruning = asyncio.create_task(_prune_every_hour(decisions, retention, exemplars))
         try:
             yield
         finally:
             loading.cancel()
             pruning.cancel()
+            learner.stop()
             await pipeline.drain()
+            await memories.stop()
             await live.stop()
             await recorder.stop()
             engine.dispose()
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    for module in (chat, admin, report, health, dashboard):
+    for module in (chat, admin, report, health, dashboard, learning_api):
         app.include_router(module.router)
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     _install_error_handlers(app)
     return app
 
 
-async def _prune_every_hour(decisions: DecisionStore, retention: timedelta) -> None:
-    """Retention: decisions older than `settings.retention` go, hourly, off the event loop."""
+async def _prune_every_hour(decisions: DecisionStore, retention: timedelta, exemplars: ExemplarStore) -> None:
+    """Retention: decisions and exemplars older than `settings.retention` go, hourly, off the event loop."""
     while True:
         try:
+            await anyio.to_thread.run_sync(exemplars.prune, utcnow() - retention)
             removed = await anyio.to_thread.run_sync(decisions.prune, utcnow() - retention)
             if removed:
                 log.info("retention: pruned %d decisions older than %s", removed, retention)

@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.breaker import judge
 from shadowswitch.feedback import Feedback
+from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Policy, PolicySet
 from shadowswitch.request import ChatView
@@ -33,8 +34,10 @@ class Outcomes:
         live: LiveRollouts,
         policies: PolicySet,
         metrics: Metrics | None = None,
+        learning: Learning | None = None,
     ):
         self.feedback = feedback
+        self.learning = learning  # negative feedback excludes the decision's exemplar
         self.breaker = breaker
         self.live = live
         self.policies = policies
@@ -57,6 +60,8 @@ class Outcomes:
         return row
 
     async def _judged(self, row: Decision) -> None:
+        if row.success is False and self.learning is not None:
+            await self.learning.exclude(row.task_type, row.id)
         policy = self.policies.policies.get(row.task_type)
         if row.path == "local" and policy is not None and row.success is not None:
             await self._count(policy, row.id, "positive" if row.success else "negative")

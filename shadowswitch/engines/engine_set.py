@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from shadowswitch.engines.base import Choice, LocalEngine
 from shadowswitch.errors import EngineError
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
+
+if TYPE_CHECKING:
+    from shadowswitch.learning.memory import Memory
 
 
 class EngineSet:
@@ -24,8 +28,10 @@ class EngineSet:
     def ready(self) -> bool:
         return all(engine.ready for engine in self.engines.values())
 
-    async def decide(self, request: ChatView, policy: Policy) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         engine = self.engines.get(policy.engine.model)
         if engine is None:
             raise EngineError(f"no local engine loaded for model {policy.engine.model!r}")
-        return await engine.decide(request, policy)
+        if memory is None:
+            return await engine.decide(request, policy)
+        return await engine.decide(request, policy, memory)

@@ -1,0 +1,89 @@
+"""A generative answer and the local engine's view of the same request → an exemplar row.
+
+Nothing of the prompt's text is kept: the encoder vector, the upstream's choice, the zero-shot
+probabilities, and per argument its JSON type, whether the value is in the conversation, and the
+value itself only when it is not (then it is something the upstream sets by itself, `units:
+"metric"`, never something the user said).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from shadowswitch.answers import call_of, local_message, same_call
+from shadowswitch.engines.base import Choice
+from shadowswitch.request import ChatView, message_text
+from shadowswitch.store.tables import Exemplar
+
+NO_TOOL = "__no_tool__"
+MAX_CONSTANT_CHARS = 100
+
+
+def build_exemplar(
+    task_type: str, decision_id: str, request: ChatView, choice: Choice, generative: dict[str, Any]
+) -> Exemplar | None:
+    """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
+    is not a choice among the offered tools (an action, parallel text...)."""
+    if choice.vector is None or not choice.zero_shot:
+        return None
+    call = call_of(generative)
+    label = call.name or NO_TOOL
+    if label not in choice.zero_shot:
+        return None  # a tool the engine did not consider (not offered, or shortlisted away)
+    local_tool = choice.name if choice.kind == "tool" else NO_TOOL if choice.kind == "no_tool" else None
+    return Exemplar(
+        task_type=task_type,
+        decision_id=decision_id,
+        encoder=choice.encoder or "",
+        vector=choice.vector,
+        label=label,
+        tools_key=tools_key(request),
+        zero_shot=choice.zero_shot,
+        local_tool=local_tool,
+        args_status=_args_status(choice, local_tool, label, generative),
+        arguments=_arguments(call.arguments, request) if label != NO_TOOL else None,
+    )
+
+
+def tools_key(request: ChatView) -> str:
+    names = sorted(t.name for t in request.tools)
+    return hashlib.sha256(json.dumps(names).encode()).hexdigest()[:16]
+
+
+def _args_status(choice: Choice, local_tool: str | None, label: str, generative: dict[str, Any]) -> str:
+    if label == NO_TOOL:
+        return "none"
+    if local_tool != label:
+        return "unknown"
+    if (choice.abstain_reason or "").startswith(("missing_value", "invalid_arguments", "repeated_call")):
+        return "missing"  # the engine would not have served its arguments
+    return "agree" if same_call(local_message(choice), generative) else "differ"
+
+
+def _arguments(arguments: Any, request: ChatView) -> dict[str, Any] | None:
+    if not isinstance(arguments, dict):
+        return None
+    conversation = " ".join(message_text(m) for m in request.messages).lower()
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        shown = value if isinstance(value, str) else json.dumps(value)
+        in_text = bool(shown) and shown.lower() in conversation
+        entry: dict[str, Any] = {"type": type(value).__name__, "in_text": in_text}
+        if not in_text and _is_constant(value, conversation):
+            entry["value"] = value
+        out[name] = entry
+    return out
+
+
+def _is_constant(value: Any, conversation: str) -> bool:
+    """Kept only for scalars that share no word with the conversation: a value derived from what
+    the user said ("Los Angeles" → "Los Angeles, CA") is not the upstream's constant."""
+    if isinstance(value, bool | int | float):
+        return True
+    if not isinstance(value, str) or len(value) > MAX_CONSTANT_CHARS:
+        return False
+    words = [w for w in re.findall(r"\w+", value.lower()) if len(w) >= 3]
+    return not any(re.search(rf"\b{re.escape(w)}\b", conversation) for w in words)
