@@ -143,7 +143,7 @@ def test_negative_feedback_excludes_and_the_cap_evicts_the_oldest(db_url: str) -
 def test_constants_are_learned_only_when_the_upstream_always_sets_them() -> None:
     always = [("get_weather", {"units": {"type": "str", "in_text": False, "value": "metric"}})] * 6
     assert learned_constants(always) == {"get_weather": {"units": "metric"}}
-    mixed = always + [("get_weather", {"units": {"type": "str", "in_text": False, "value": "imperial"}})]
+    mixed = [*always, ("get_weather", {"units": {"type": "str", "in_text": False, "value": "imperial"}})]
     assert learned_constants(mixed) == {}
     said = [("get_weather", {"city": {"type": "str", "in_text": True}})] * 6
     assert learned_constants(said) == {}

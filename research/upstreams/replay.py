@@ -67,6 +67,7 @@ def message_for(answer: dict[str, Any] | None, body: dict[str, Any]) -> dict[str
 
 
 def completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    finish = "tool_calls" if "tool_calls" in message else "stop"
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
         "object": "chat.completion",
