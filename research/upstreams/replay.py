@@ -77,7 +77,7 @@ def completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                "finish_reason": finish,
             }
         ],
         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
