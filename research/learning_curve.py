@@ -37,6 +37,7 @@ from research.bfcl.proxy import free_port, running_proxy
 TASK = "bfcl_repeated"
 CATEGORIES = ("live_simple", "live_multiple", "live_irrelevance")
 MIN_GROUP = 8
+PACE = 16  # requests sent before waiting for their shadow runs (the proxy keeps 32 in flight)
 SOURCES_OK = {"text", "default", "decoded", "enum_choice", "learned"}
 
 
@@ -122,11 +123,18 @@ class Bench:
         change = {"mode": mode, "percent": 100 if mode == "canary" else 0}
         self.http.put(f"/v1/shadowswitch/rollouts/{TASK}", json=change).raise_for_status()
 
-    def wait_pairs(self, n: int, timeout_s: float = 600) -> int:
+    def wait_pairs(self, n: int, timeout_s: float = 600, still_s: float = 5.0) -> int:
+        """Until the task type has `n` pairs, or their count has not moved for `still_s` (not every
+        answer makes a pair: a tool the engine did not shortlist, an invalid call)."""
         deadline = time.monotonic() + timeout_s
+        last, since = -1, time.monotonic()
         while time.monotonic() < deadline:
             pairs = int(self.learning()["pairs"])
             if pairs >= n:
+                return pairs
+            if pairs != last:
+                last, since = pairs, time.monotonic()
+            elif time.monotonic() - since > still_s:
                 return pairs
             time.sleep(0.5)
         return int(self.learning()["pairs"])
@@ -328,10 +336,11 @@ def run_learning(checkpoints: list[int], test_size: int, out: Path, timings: boo
             for target in checkpoints:
                 pairs = int(bench.learning()["pairs"])
                 while pairs < target and sent < len(stream):
-                    for case in stream[sent : sent + target - pairs]:
+                    batch = stream[sent : sent + min(target - pairs, PACE)]
+                    for case in batch:  # paced: shadow runs beyond the queue's room are skipped
                         bench.send(case)
-                    sent += target - pairs
-                    pairs = bench.wait_pairs(target, timeout_s=10)
+                    sent += len(batch)
+                    pairs = bench.wait_pairs(pairs + len(batch), timeout_s=120)
                 point = checkpoint(bench, test, pairs)
                 console.print(f"pairs {pairs}: {point}")
                 results["checkpoints"].append(point)

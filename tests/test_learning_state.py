@@ -148,3 +148,28 @@ def test_constants_are_learned_only_when_the_upstream_always_sets_them() -> None
     said = [("get_weather", {"city": {"type": "str", "in_text": True}})] * 6
     assert learned_constants(said) == {}
     assert learned_constants(always[:3]) == {}  # too few to call it a constant
+
+
+def test_replicas_on_postgres_serve_the_same_version(pg_url: str) -> None:
+    from shadowswitch.learning.served import ServedMemories
+
+    db.upgrade(pg_url)
+    writer = ExemplarStore(db.make_engine(pg_url))
+    add(writer, 80, np.random.default_rng(5), 0)
+    replicas = [ServedMemories(ExemplarStore(db.make_engine(pg_url))) for _ in range(2)]
+    for replica in replicas:
+        replica.refresh()
+        assert replica.get("support") is None  # the prior: nothing learned yet
+    assert challenger.learn(writer, "support", Engine(target_agreement=0.9), "test")["status"] == "promoted"
+    for replica in replicas:
+        replica.refresh()
+    memories = [r.get("support") for r in replicas]
+    assert all(m is not None and m.version == 1 for m in memories)
+    assert memories[0] is not None and memories[0].constants == {
+        "lookup_order": {"units": "metric"},
+        "escalate_order": {"units": "metric"},
+    }
+    challenger.rollback(writer, "support", "test")
+    for replica in replicas:
+        replica.refresh()
+        assert replica.get("support") is None

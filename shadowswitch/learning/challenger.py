@@ -31,6 +31,8 @@ MIN_PAIRS = 40  # below: the policy's thresholds (or the prior's) apply
 MIN_HOLDOUT = 20
 HOLDOUT_SHARE = 0.25
 RECENT = 200  # pairs the status figures are computed on
+MAX_HOLDOUT = 500  # held-out pairs judged at most (the newest)
+MAX_FIT = 2000  # pairs the weight and threshold are fitted on at most (leave-one-out is n²)
 Progress = Callable[[str, float], None]  # step, share done
 
 
@@ -126,14 +128,14 @@ def learn(
     spec = served_spec(current, pairs, policy)
     result: dict[str, Any] = {"task_type": task, "pairs": len(pairs), "served_version": spec.version}
     fresh = [p for p in pairs if current is None or p.id > current.exemplar_max_id]
-    holdout_n = min(len(fresh), max(MIN_HOLDOUT, int(len(pairs) * HOLDOUT_SHARE)))
+    holdout_n = min(len(fresh), max(MIN_HOLDOUT, min(MAX_HOLDOUT, int(len(pairs) * HOLDOUT_SHARE))))
     if len(pairs) < MIN_PAIRS or holdout_n < MIN_HOLDOUT or len(pairs) - holdout_n < MIN_HOLDOUT:
         step("done", 1.0)
         need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
         return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
     train, holdout = pairs[:-holdout_n], pairs[-holdout_n:]
     step("fitting", 0.2)
-    fitted = fit(train, policy.target_agreement)
+    fitted = fit(train[-MAX_FIT:], policy.target_agreement)
     step("judging", 0.7)
     rate = args_rate(train)
     challenger = Spec(spec.version + 1, train, fitted.weight, fitted.min_confidence, 0.0)
