@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,10 @@ def wait_for(check: Any, timeout_s: float = 180) -> Any:
     raise AssertionError("timed out")
 
 
+def has_pairs(learning: Any, n: int) -> bool:
+    return bool(learning()["pairs"] == n)
+
+
 def agrees(decision: dict[str, Any], want: dict[str, Any]) -> bool:
     if decision["abstain_reason"]:
         return False
@@ -153,9 +158,7 @@ def test_shadow_pairs_teach_the_local_choice(
     train = requests(range(0, 4), range(16))  # 48 pairs, four phrasings of each kind
     test = requests(range(4, 6), range(100, 103))  # other phrasings, other orders
     httpx.post(replay + "/answers", json={text: answer for text, answer in train + test}).raise_for_status()
-    url = proxy(
-        policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0
-    )
+    url = proxy(policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0)
     client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
     def learning() -> dict[str, Any]:
@@ -165,7 +168,7 @@ def test_shadow_pairs_teach_the_local_choice(
     ids: list[str] = []
     for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
         ids += [ask(client, text) for text, _ in train[start : start + 8]]
-        wait_for(lambda: learning()["pairs"] == len(ids))
+        wait_for(partial(has_pairs, learning, len(ids)))
     before = learning()
     assert before["served_version"] == 0 and before["thresholds"]["source"] == "policy"
     assert (before["recent"]["agreement"] or 0) * before["recent"]["coverage"] < 0.5
