@@ -173,3 +173,31 @@ def test_replicas_on_postgres_serve_the_same_version(pg_url: str) -> None:
     for replica in replicas:
         replica.refresh()
         assert replica.get("support") is None
+
+
+def test_a_learned_constant_fills_only_what_the_text_left_and_the_schema_allows() -> None:
+    from shadowswitch.engines.local.arguments.grounding import Filled
+    from shadowswitch.engines.local.decider import learned_values
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "units": {"type": "string", "enum": ["metric", "imperial"]},
+            "days": {"type": "integer"},
+        },
+        "required": ["city", "units"],
+    }
+    filled = Filled(missing=["units"])
+    filled.put("city", ("Paris", {"source": "text", "start": 0, "end": 5, "text": "Paris"}))
+    learned_values(filled, schema, {"units": "metric", "city": "Rome", "days": "three"}, version=4)
+    assert filled.arguments == {
+        "city": "Paris",
+        "units": "metric",
+    }  # the text's city stays; "three" is no integer
+    assert filled.sources["units"] == {"source": "learned", "state_version": 4}
+    assert filled.missing == [] and filled.abstain_reason is None
+
+    refused = Filled(missing=["units"])
+    learned_values(refused, schema, {"units": "kelvin"}, version=4)  # not an option of the enum
+    assert refused.abstain_reason == "missing_value:units"
