@@ -216,6 +216,7 @@ def report(
     rows = decisions.since(until - window, task)
     result = build_report(rows, until - window, until, rollout_modes(rollouts.list()))
     if as_json:
+        _add_learning(result, db)
         print(json.dumps(result, indent=2))
         return
     if not result["task_types"]:
@@ -223,6 +224,16 @@ def report(
     for entry in result["task_types"]:
         console.print(report_table(entry))
         console.print(verdict_line(entry))
+
+
+def _add_learning(result: dict[str, Any], db: str | None) -> None:
+    """Per task type of the policies (SHADOWSWITCH_POLICIES), learning's figures, as the API adds them."""
+    from shadowswitch.learning.challenger import status
+
+    store, engines = _learning(db, None)
+    for entry in result["task_types"]:
+        if entry["task_type"] in engines:
+            entry["learning"] = status(store, entry["task_type"], engines[entry["task_type"]])
 
 
 def report_table(entry: dict[str, Any]) -> Table:
