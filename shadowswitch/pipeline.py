@@ -274,7 +274,10 @@ class Pipeline:
     def _learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
         """A valid generative answer beside the local view of the same request: an exemplar."""
         if self.learning and ctx.policy is not None and ctx.decision.valid:
-            self._spawn(self.learning.observe(ctx.policy, ctx.decision.id, ctx.request, choice, generative))
+            observe = self.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, generative, self.local
+            )
+            self._spawn(observe)
 
     # -- background comparisons ----------------------------------------------------------
 
@@ -307,7 +310,10 @@ class Pipeline:
         agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
         verdict = check_answer(ctx.request, message, allowed_actions(ctx.policy))
         if verdict.valid and self.learning and ctx.policy is not None:
-            self._spawn(self.learning.observe(ctx.policy, ctx.decision.id, ctx.request, choice, message))
+            observe = self.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, message, self.local
+            )
+            self._spawn(observe)
         usage = body.get("usage") or {}
         shadow = {
             "path": "generative",

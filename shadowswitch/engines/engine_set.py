@@ -35,3 +35,11 @@ class EngineSet:
         if memory is None:
             return await engine.decide(request, policy)
         return await engine.decide(request, policy, memory)
+
+    async def fill_tool(
+        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+    ) -> Choice | None:
+        """The arguments the policy's engine gives `tool`; None if it cannot say."""
+        engine = self.engines.get(policy.engine.model)
+        fill = getattr(engine, "fill_tool", None)
+        return await fill(request, policy, tool, memory) if fill else None

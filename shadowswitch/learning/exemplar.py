@@ -23,25 +23,33 @@ MAX_CONSTANT_CHARS = 100
 
 
 def build_exemplar(
-    task_type: str, decision_id: str, request: ChatView, choice: Choice, generative: dict[str, Any]
+    task_type: str,
+    decision_id: str,
+    request: ChatView,
+    choice: Choice,
+    generative: dict[str, Any],
+    label_choice: Choice | None = None,
 ) -> Exemplar | None:
     """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
     is not a choice among the offered tools (an action, parallel text...)."""
     if choice.vector is None or not choice.zero_shot:
         return None
+    vector, encoder, zero_shot = choice.vector, choice.encoder or "", choice.zero_shot
     call = call_of(generative)
     label = call.name or NO_TOOL
     if label not in choice.zero_shot:
         return None  # a tool the engine did not consider (not offered, or shortlisted away)
     local_tool = choice.name if choice.kind == "tool" else NO_TOOL if choice.kind == "no_tool" else None
+    if label_choice is not None and label_choice.name == label:
+        choice, local_tool = label_choice, label  # the arguments it would give the upstream's tool
     return Exemplar(
         task_type=task_type,
         decision_id=decision_id,
-        encoder=choice.encoder or "",
-        vector=choice.vector,
+        encoder=encoder,
+        vector=vector,
         label=label,
         tools_key=tools_key(request),
-        zero_shot=choice.zero_shot,
+        zero_shot=zero_shot,
         local_tool=local_tool,
         args_status=_args_status(choice, local_tool, label, generative),
         arguments=_arguments(call.arguments, request) if label != NO_TOOL else None,

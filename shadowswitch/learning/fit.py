@@ -50,10 +50,11 @@ class Fitted:
 
 
 def args_rate(pairs: Sequence[Pair]) -> float:
-    """Argument agreement where the engine filled the upstream's tool (Laplace-smoothed)."""
+    """Argument agreement where the engine filled the upstream's tool (Jeffreys-smoothed: a
+    Laplace prior would hold a small task type below any high target for a long time)."""
     agree = sum(p.args_status == "agree" for p in pairs)
     differ = sum(p.args_status == "differ" for p in pairs)
-    return (agree + 1) / (agree + differ + 2)
+    return (agree + 0.5) / (agree + differ + 1)
 
 
 def decide(

@@ -8,6 +8,7 @@ from typing import Any
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
+from shadowswitch.answers import call_of
 from shadowswitch.engines.base import Choice
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
@@ -28,12 +29,25 @@ class Learning:
         return self.memories.get(policy.task_type)
 
     async def observe(
-        self, policy: Policy, decision_id: str, request: ChatView, choice: Choice, generative: dict[str, Any]
+        self,
+        policy: Policy,
+        decision_id: str,
+        request: ChatView,
+        choice: Choice,
+        generative: dict[str, Any],
+        engine: Any = None,
     ) -> None:
-        """Keep a valid generative answer and the local view of the same request (background)."""
+        """Keep a valid generative answer and the local view of the same request (background).
+        When the engine chose another tool than the upstream, it is asked for the arguments it
+        would give the upstream's tool (`engine.fill_tool`), so that the pair says whether those
+        agree too."""
         if not policy.engine.learn or policy.engine.candidates != "tools":
             return
-        row = build_exemplar(policy.task_type, decision_id, request, choice, generative)
+        label = call_of(generative).name
+        other = None
+        if label and label != choice.name and hasattr(engine, "fill_tool"):
+            other = await engine.fill_tool(request, policy, label, self.memory(policy))
+        row = build_exemplar(policy.task_type, decision_id, request, choice, generative, other)
         if row is None:
             return
         try:

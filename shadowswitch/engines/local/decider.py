@@ -40,6 +40,7 @@ class Job:
     request: ChatView
     policy: Policy
     memory: Memory | None = None  # the task type's learned state, if one is served
+    tool: str | None = None  # fill this offered tool's arguments, no ranking (learning's pairs)
 
 
 class Decider:
@@ -71,6 +72,8 @@ class Decider:
             shared.lap("scoring")
             choices = [
                 self.decide(j.request, j.policy, q, cset, j.memory)
+                if j.tool is None
+                else self.fill_tool(j.request, j.policy, cset, j.tool, j.memory)
                 for j, q, cset in zip(jobs, queries, csets, strict=True)
             ]
         shared.laps["total"] = sum(shared.laps.values())
@@ -109,6 +112,16 @@ class Decider:
         choice.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)
+
+    def fill_tool(
+        self, request: ChatView, policy: Policy, cset: CandidateSet, tool: str, memory: Memory | None
+    ) -> Choice:
+        """The arguments this engine would give `tool` (the upstream's choice, when the engine
+        chose another): whether they agree is what learning needs to know of that pair."""
+        found = next((c for c in cset.candidates if c.id == tool and c.kind == "tool"), None)
+        if found is None:
+            return Choice("tool", tool, abstain_reason=f"not_offered: {tool}")
+        return self._fill(found, request, policy, memory)
 
     def _by_rule(self, cset: CandidateSet, policy: Policy) -> Choice:
         if cset.forced is not None:

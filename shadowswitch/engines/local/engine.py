@@ -34,6 +34,12 @@ class ChoiceEngine:
     async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         return await self.worker.submit(Job(request, policy, memory))
 
+    async def fill_tool(
+        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+    ) -> Choice:
+        """The arguments the engine gives `tool`, without ranking (learning's pairs)."""
+        return await self.worker.submit(Job(request, policy, memory, tool))
+
     def decide_sync(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         """For scripts and benchmarks: the same decision on the caller's thread."""
         return self._run([Job(request, policy, memory)])[0]
