@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.learning.fit import Outcome, Pair, args_rate, at, curve, decide, fit, served
+from shadowswitch.learning.memory import learned_constants
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.sequential import confidence_sequence
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
@@ -49,7 +50,15 @@ class Spec:
 
 def to_pair(row: Exemplar) -> Pair:
     vector = np.frombuffer(row.vector, dtype=np.float32)
-    return Pair(row.id or 0, vector, row.label, dict(row.zero_shot or {}), row.local_tool, row.args_status)
+    return Pair(
+        row.id or 0,
+        vector,
+        row.label,
+        dict(row.zero_shot or {}),
+        row.local_tool,
+        row.args_status,
+        row.arguments,
+    )
 
 
 def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: EnginePolicy) -> Spec:
@@ -60,7 +69,8 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
-    outcomes = decide(pairs, spec.memory, spec.weight, rate)
+    constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
+    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants)
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
@@ -234,7 +244,8 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         "versions": [_state_json(s) for s in store.states(task)],
     }
     if recent:
-        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs))
+        constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
+        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants)
         point = at(outcomes, spec.min_confidence, spec.min_margin)
         out["recent"] = {"pairs": len(recent), "agreement": point["agreement"], "coverage": point["coverage"]}
         out["curve"] = curve(outcomes)

@@ -52,7 +52,7 @@ def build_exemplar(
         zero_shot=zero_shot,
         local_tool=local_tool,
         args_status=_args_status(choice, local_tool, label, generative),
-        arguments=_arguments(call.arguments, request) if label != NO_TOOL else None,
+        arguments=_arguments(call.arguments, request, choice.arguments) if label != NO_TOOL else None,
     )
 
 
@@ -62,24 +62,41 @@ def tools_key(request: ChatView) -> str:
 
 
 def _args_status(choice: Choice, local_tool: str | None, label: str, generative: dict[str, Any]) -> str:
+    """agree | differ | absent (differs only by values the engine left out, which a learned
+    constant may supply) | missing (it would have abstained) | unknown | none (no tool)."""
     if label == NO_TOOL:
         return "none"
     if local_tool != label:
         return "unknown"
     if (choice.abstain_reason or "").startswith(("missing_value", "invalid_arguments", "repeated_call")):
         return "missing"  # the engine would not have served its arguments
-    return "agree" if same_call(local_message(choice), generative) else "differ"
+    if same_call(local_message(choice), generative):
+        return "agree"
+    wanted, given = call_of(generative).arguments, choice.arguments or {}  # agrees on all it filled?
+    if isinstance(wanted, dict) and set(given) <= set(wanted):
+        rest = {k: v for k, v in wanted.items() if k not in given}
+        if rest and same_call(_with_arguments(generative, {**given, **rest}), generative):
+            return "absent"
+    return "differ"
 
 
-def _arguments(arguments: Any, request: ChatView) -> dict[str, Any] | None:
+def _with_arguments(message: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """A call of `message`'s tool with these arguments."""
+    name = call_of(message).name or ""
+    call = {"id": "x", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def _arguments(arguments: Any, request: ChatView, local: dict[str, Any] | None) -> dict[str, Any] | None:
     if not isinstance(arguments, dict):
         return None
+    local = local or {}
     conversation = " ".join(message_text(m) for m in request.messages).lower()
     out: dict[str, Any] = {}
     for name, value in arguments.items():
         shown = value if isinstance(value, str) else json.dumps(value)
         in_text = bool(shown) and shown.lower() in conversation
-        entry: dict[str, Any] = {"type": type(value).__name__, "in_text": in_text}
+        entry: dict[str, Any] = {"type": type(value).__name__, "in_text": in_text, "local": name in local}
         if not in_text and _is_constant(value, conversation):
             entry["value"] = value
         out[name] = entry

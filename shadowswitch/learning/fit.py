@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.learning.memory import combine, vote
+from shadowswitch.learning.memory import combine, learned_constants, vote
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -30,7 +30,14 @@ class Pair:
     label: str
     zero_shot: dict[str, float]
     local_tool: str | None
-    args_status: str  # agree | differ | missing | unknown | none
+    args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
+    arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
+
+    def fixed_by(self, constants: dict[str, dict[str, Any]]) -> bool:
+        """Status `absent`: do learned constants supply exactly the values the engine left out?"""
+        learned = constants.get(self.label, {})
+        left = {k: v for k, v in (self.arguments or {}).items() if not v.get("local")}
+        return bool(left) and all(k in learned and v.get("value") == learned[k] for k, v in left.items())
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ def decide(
     memory: Sequence[Pair],
     weight: float,
     rate: float,
+    constants: dict[str, dict[str, Any]] | None = None,
 ) -> list[Outcome]:
     """Each pair decided by a state whose exemplars are `memory`; a pair never votes for itself
     (with `memory` the pairs themselves, that is leave-one-out)."""
@@ -78,15 +86,25 @@ def decide(
             probs = combine(probs, dist, weight * strength)
         ranked = sorted(probs.values(), reverse=True)
         chosen = max(probs, key=lambda c: probs[c])
-        out.append(_outcome(pair, chosen, ranked[0], ranked[0] - (ranked[1] if len(ranked) > 1 else 0), rate))
+        margin = ranked[0] - (ranked[1] if len(ranked) > 1 else 0)
+        out.append(_outcome(pair, chosen, ranked[0], margin, rate, constants or {}))
     return out
 
 
-def _outcome(pair: Pair, chosen: str, confidence: float, margin: float, rate: float) -> Outcome:
+def _outcome(
+    pair: Pair,
+    chosen: str,
+    confidence: float,
+    margin: float,
+    rate: float,
+    constants: dict[str, dict[str, Any]],
+) -> Outcome:
     if chosen != pair.label:
         return Outcome(confidence, margin, 0.0, False)
     if chosen == NO_TOOL:
         return Outcome(confidence, margin, 1.0, False)
+    if chosen == pair.local_tool and pair.args_status == "absent":
+        return Outcome(confidence, margin, float(pair.fixed_by(constants)), False)
     if chosen == pair.local_tool and pair.args_status in ("agree", "differ", "missing"):
         status = pair.args_status
         return Outcome(confidence, margin, float(status == "agree"), status == "missing")
@@ -121,9 +139,10 @@ def fit(pairs: Sequence[Pair], target: float) -> Fitted:
     (leave-one-out), meets `target`; among weights, the one serving most. None meets it: the
     threshold 1.0 serves nothing but what the memory is certain of."""
     rate = args_rate(pairs)
+    constants = learned_constants([(p.label, p.arguments) for p in pairs])
     best: Fitted | None = None
     for weight in WEIGHTS:
-        outcomes = decide(pairs, pairs, weight, rate)
+        outcomes = decide(pairs, pairs, weight, rate, constants)
         for threshold in GRID:
             point = at(outcomes, threshold)
             if point["agreement"] is not None and point["agreement"] >= target:
