@@ -330,7 +330,7 @@ def run_learning(checkpoints: list[int], test_size: int, out: Path, timings: boo
         folder.mkdir()
         (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": {"model": "openai/replay"}}))
         (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy(upstream)))
-        with running_proxy(workdir) as base:
+        with running_proxy(workdir, ready_timeout_s=1800) as base:
             bench = Bench(base, workdir, token)
             sent = 0
             for target in checkpoints:
