@@ -201,3 +201,22 @@ def test_a_learned_constant_fills_only_what_the_text_left_and_the_schema_allows(
     refused = Filled(missing=["units"])
     learned_values(refused, schema, {"units": "kelvin"}, version=4)  # not an option of the enum
     assert refused.abstain_reason == "missing_value:units"
+
+
+def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from shadowswitch.cli import app
+
+    db.upgrade(db_url)
+    add(ExemplarStore(db.make_engine(db_url)), 80, np.random.default_rng(6), 0)
+    runner = CliRunner()
+    dry = runner.invoke(app, ["learn", "support", "--dry-run", "--db", db_url, "--policies", str(tmp_path)])
+    assert dry.exit_code == 0 and "judged" in dry.output and "wins" in dry.output
+    learned = runner.invoke(app, ["learn", "support", "--json", "--db", db_url, "--policies", str(tmp_path)])
+    assert learned.exit_code == 0 and json.loads(learned.output)["version"] == 1
+    shown = runner.invoke(app, ["learn", "status", "support", "--json", "--db", db_url])
+    (status,) = json.loads(shown.output)
+    assert status["served_version"] == 1 and status["pairs"] == 80 and len(status["curve"]) > 10
+    back = runner.invoke(app, ["learn", "rollback", "support", "--json", "--db", db_url])
+    assert json.loads(back.output)["served_version"] == 0
