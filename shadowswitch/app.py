@@ -61,7 +61,9 @@ def create_app(
     recorder = DecisionRecorder(decisions)
     rollout_store = RolloutStore(engine)
     breaker = BreakerStore(engine)
-    live = LiveRollouts(rollout_store, policies, settings.rollout_refresh_s, breaker)
+    live = LiveRollouts(
+        rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
+    )
     metrics = Metrics()
     exemplars = ExemplarStore(engine, settings.max_exemplars)
     memories = ServedMemories(exemplars)

@@ -132,11 +132,13 @@ def rollout_status(
     task: Annotated[str | None, typer.Option(help="Only this task type's audit events")] = None,
     limit: Annotated[int, typer.Option(help="How many audit events to show", min=1, max=1000)] = 10,
 ) -> None:
-    """Mode, percent and breaker of every task type, and the latest audit events."""
-    from shadowswitch.store.rollouts import audit_json, rollout_json
+    """Mode, percent, breaker and ramp of every task type, and the latest audit events."""
+    from shadowswitch.store.ramps import RampStore, with_ramp
+    from shadowswitch.store.rollouts import audit_json
 
     rollouts, _ = _stores(db)
-    rows = [rollout_json(r) for r in rollouts.list()]
+    ramps = RampStore(rollouts.engine)
+    rows = [with_ramp(ramps, r) for r in rollouts.list()]
     events = [audit_json(e) for e in rollouts.audit(task, limit=limit)]
     if as_json:
         print(json.dumps({"rollouts": rows, "audit": events}, indent=2))
@@ -147,14 +149,15 @@ def rollout_status(
 
 
 def _rollout_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table("task type", "mode", "percent", "breaker", "failures", "re-probe at", "updated")
+    table = Table("task type", "mode", "percent", "breaker", "failures", "re-probe at", "updated", "ramp")
     for r in rows:
         b = r["breaker"]
         state = b["state"] if b["state"] != "half_open" else f"half-open ({b['half_open_successes']} ok)"
         when = (b["reprobe_at"] or "")[:19]
         updated = (r["updated_at"] or "")[:19]
         failures = str(b["consecutive_failures"])
-        table.add_row(r["task_type"], r["mode"], f"{r['percent']:g}%", state, failures, when, updated)
+        ramp = r["ramp"]["text"] if r.get("ramp") else "–"
+        table.add_row(r["task_type"], r["mode"], f"{r['percent']:g}%", state, failures, when, updated, ramp)
     return table
 
 
@@ -163,6 +166,7 @@ def _audit_table(events: list[dict[str, Any]]) -> Table:
     for e in events:
         old, new = e["old"], e["new"]
         change = f"{old['mode'] or '-'} {_pct(old['percent'])} → {new['mode']} {_pct(new['percent'])}"
+        change = change if new["mode"] else ""  # a ramp event that moved nothing
         reason = e["reason"] or ""
         if e["decision_ids"]:
             reason += f" [decisions {', '.join(e['decision_ids'])}]"
@@ -199,6 +203,32 @@ def rollout_set(
     console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}% (breaker {r['breaker']['state']})")
 
 
+@rollout_app.command("ramp")
+def rollout_ramp(
+    task: Annotated[str, typer.Argument(help="Task type")],
+    action: Annotated[str, typer.Argument(help="start | pause | resume | abort")],
+    reason: Annotated[str | None, typer.Option(help="Why (kept in the audit log)")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Start, pause, resume or abort the ramp that raises the percentage by itself."""
+    from shadowswitch.errors import ShadowswitchError
+    from shadowswitch.ramp import ACTIONS
+    from shadowswitch.store.ramps import RampStore, with_ramp
+
+    if action not in ACTIONS:
+        err.print(f"error: action must be one of {', '.join(ACTIONS)}")
+        raise typer.Exit(2)
+    rollouts, _ = _stores(db)
+    ramps = RampStore(rollouts.engine)
+    try:
+        row = ramps.command(task, action, actor=f"cli:{getpass.getuser()}", reason=reason)
+    except ShadowswitchError as exc:
+        err.print(f"error: {exc.message}")
+        raise typer.Exit(1) from None
+    r = with_ramp(ramps, row)
+    console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}%; ramp {r['ramp']['text']}")
+
+
 @app.command()
 def report(
     task: Annotated[str | None, typer.Option(help="Only this task type")] = None,
@@ -208,13 +238,16 @@ def report(
 ) -> None:
     """Compare the local and generative paths per task type, with intervals and a verdict."""
     from shadowswitch.report import build_report, rollout_modes
+    from shadowswitch.store.ramps import RampStore, ramp_statuses
     from shadowswitch.store.tables import utcnow
 
     window = parse_age(since)
     rollouts, decisions = _stores(db)
     until = utcnow()
     rows = decisions.since(until - window, task)
-    result = build_report(rows, until - window, until, rollout_modes(rollouts.list()))
+    known = rollouts.list()
+    ramps = ramp_statuses(RampStore(rollouts.engine), known)
+    result = build_report(rows, until - window, until, rollout_modes(known), ramps)
     if as_json:
         _add_learning(result, db)
         print(json.dumps(result, indent=2))
@@ -263,7 +296,8 @@ def verdict_line(entry: dict[str, Any]) -> str:
         facts.append(f"local {entry['speedup']:g}× faster (p50)")
     saved = entry["saving"]["usd_per_day"]
     facts.append(f"${saved:,.2f}/day saved" if saved is not None else "saving unknown")
-    return f"{'; '.join(facts)}\n[{colour}]{verdict['text']}[/{colour}]\n"
+    ramp = f"ramp {entry['ramp']['text']}\n" if entry.get("ramp") else ""
+    return f"{'; '.join(facts)}\n[{colour}]{verdict['text']}[/{colour}]\n{ramp}"
 
 
 def _rate(figure: dict[str, Any]) -> str:

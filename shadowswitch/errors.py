@@ -50,6 +50,12 @@ class Forbidden(ShadowswitchError):
     error_type = "permission_error"
 
 
+class Conflict(BadRequest):
+    """The request is well formed but the state does not allow it (e.g. pausing a stopped ramp)."""
+
+    status_code = 409
+
+
 class NotFound(ShadowswitchError):
     status_code = 404
     error_type = "not_found_error"

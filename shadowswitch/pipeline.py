@@ -177,7 +177,8 @@ class Pipeline:
         body = wire.completion(ctx.request.model or "shadowswitch-local", message)
         verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
         apply_verdict(ctx.decision, verdict)
-        if not verdict.valid:
+        if not verdict.valid:  # keep what local said beside the generative answer (the ramp counts it)
+            ctx.decision.shadow = {"path": "local", "valid": False, "invalid_reason": verdict.reason}
             await self._fall_back(ctx, policy, "invalid")
             return None
         # tool calls are judged by their tool result in the next request (breaker.py)

@@ -74,7 +74,11 @@ def saving(rows: list[Decision], days: float) -> dict[str, Any]:
 
 
 def task_report(
-    task_type: str, rows: list[Decision], days: float, rollout: tuple[str, float]
+    task_type: str,
+    rows: list[Decision],
+    days: float,
+    rollout: tuple[str, float],
+    ramp: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     by_path: dict[str, list[Decision]] = defaultdict(list)
     for row in rows:
@@ -99,6 +103,7 @@ def task_report(
         "saving": saving(rows, days),
         "shadow_runs": shadow_stats(rows),
         "verdict": judge(evidence).json(),
+        "ramp": ramp,  # the ramp's step and what it waits for (its own window: since the step began)
     }
 
 
@@ -139,14 +144,18 @@ def build_report(
     since: datetime,
     until: datetime,
     rollouts: Mapping[str, tuple[str, float]] | None = None,
+    ramps: Mapping[str, dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
-    """Per task type: each path's figures, the paired comparison, and the verdict."""
+    """Per task type: each path's figures, the paired comparison, the verdict and the ramp."""
     grouped: dict[str, list[Decision]] = defaultdict(list)
     for row in rows:
         grouped[row.task_type].append(row)
     days = (until - since).total_seconds() / 86400
     known = rollouts or {}
-    tasks = [task_report(t, grouped[t], days, known.get(t, ("off", 0.0))) for t in sorted(grouped)]
+    ramp = ramps or {}
+    tasks = [
+        task_report(t, grouped[t], days, known.get(t, ("off", 0.0)), ramp.get(t)) for t in sorted(grouped)
+    ]
     return {"since": since.isoformat(), "until": until.isoformat(), "task_types": tasks}
 
 

@@ -29,6 +29,7 @@ class Settings(BaseSettings):
     port: int = Field(default=8787, ge=1, le=65535)
     max_body_bytes: int = 4 * 1024 * 1024
     rollout_refresh_s: float = 0.5  # every server sees a rollout change within this + one query
+    ramp_check_s: float = Field(default=2.0, gt=0)  # running ramps read their evidence this often
     load_models: bool = True  # False: serve generative only (no local engine)
     model_cache: Path | None = None
     calibration: Path = Field(default_factory=packaged_calibration)  # the local engine's prior

@@ -1,7 +1,7 @@
 """exemplar and engine_state: what per-task-type learning keeps
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01 20:30:00
 """
 
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision = "0003"  # the lead re-chains after 0004 (the ramp) at merge
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

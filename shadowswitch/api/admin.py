@@ -12,10 +12,11 @@ import anyio
 from fastapi import APIRouter, Request
 
 from shadowswitch.api.deps import READER, AdminDep, StateDep
-from shadowswitch.api.schemas import FeedbackRequest, RolloutChange, parse_json, validated
+from shadowswitch.api.schemas import FeedbackRequest, RampAction, RolloutChange, parse_json, validated
 from shadowswitch.errors import NotFound, Unprocessable
+from shadowswitch.store.ramps import with_ramp
 from shadowswitch.store.rollouts import audit_json, rollout_json
-from shadowswitch.store.tables import Decision
+from shadowswitch.store.tables import Decision, Rollout
 
 router = APIRouter(prefix="/v1/shadowswitch")
 
@@ -41,13 +42,15 @@ async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
 
 @router.get("/rollouts", dependencies=READER)
 async def list_rollouts(state: StateDep) -> list[dict[str, Any]]:
-    rows = await anyio.to_thread.run_sync(state.rollouts.list)
-    return [rollout_json(row) for row in rows]
+    def read() -> list[dict[str, Any]]:
+        return [with_ramp(state.live.ramps, row) for row in state.rollouts.list()]
+
+    return await anyio.to_thread.run_sync(read)
 
 
 @router.get("/rollouts/{task}", dependencies=READER)
 async def get_rollout(task: str, state: StateDep) -> dict[str, Any]:
-    return rollout_json(await anyio.to_thread.run_sync(state.rollouts.get, task))
+    return await anyio.to_thread.run_sync(lambda: with_ramp(state.live.ramps, state.rollouts.get(task)))
 
 
 @router.put("/rollouts/{task}")
@@ -64,6 +67,20 @@ async def set_rollout(task: str, request: Request, state: StateDep, actor: Admin
     row = await anyio.to_thread.run_sync(apply)
     state.live.patch(row)  # this replica at once; the others within a refresh
     return rollout_json(row)
+
+
+@router.post("/rollouts/{task}/ramp")
+async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) -> dict[str, Any]:
+    """start | pause | resume | abort the task type's ramp; 409 when the action does not apply."""
+    body = validated(RampAction, parse_json(await request.body(), 64 * 1024))
+
+    def apply() -> tuple[Rollout, dict[str, Any]]:
+        row = state.live.ramps.command(task, body.action, actor, body.reason)
+        return row, with_ramp(state.live.ramps, row)
+
+    row, shown = await anyio.to_thread.run_sync(apply)
+    state.live.patch(row)
+    return shown
 
 
 @router.get("/audit", dependencies=READER)

@@ -23,6 +23,7 @@ from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import NotFound
 from shadowswitch.report import build_report, rollout_modes
+from shadowswitch.store.ramps import ramp_statuses
 from shadowswitch.store.rollouts import rollout_json
 from shadowswitch.store.tables import Decision, utcnow
 
@@ -111,8 +112,10 @@ async def _report(state: AppState, task: str | None) -> tuple[dict[str, Any], di
     since = until - parse_since(WINDOW)
     rows = await anyio.to_thread.run_sync(state.decisions.since, since, task)
     rollout_rows = await anyio.to_thread.run_sync(state.rollouts.list)
-    report = build_report(rows, since, until, rollout_modes(rollout_rows))
-    return report, {r.task_type: rollout_json(r) for r in rollout_rows}, rows
+    ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollout_rows)
+    report = build_report(rows, since, until, rollout_modes(rollout_rows), ramps)
+    shown = {r.task_type: {**rollout_json(r), "ramp": ramps.get(r.task_type)} for r in rollout_rows}
+    return report, shown, rows
 
 
 async def _task_data(state: AppState, task: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from shadowswitch.api.learning import learning_status
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
 from shadowswitch.report import build_report, rollout_modes
+from shadowswitch.store.ramps import ramp_statuses
 from shadowswitch.store.tables import utcnow
 
 router = APIRouter(prefix="/v1/shadowswitch")
@@ -27,7 +28,8 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     until = utcnow()
     rows = await anyio.to_thread.run_sync(state.decisions.since, until - window, task or None)
     rollouts = await anyio.to_thread.run_sync(state.rollouts.list)
-    built = build_report(rows, until - window, until, rollout_modes(rollouts))
+    ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollouts)
+    built = build_report(rows, until - window, until, rollout_modes(rollouts), ramps)
     for entry in built["task_types"]:  # per-task-type learning, as GET /learning/{task} shows it
         if entry.get("task_type") in state.policies.policies and state.learning is not None:
             entry["learning"] = await learning_status(state, entry["task_type"])

@@ -61,6 +61,12 @@ class RolloutChange(BaseModel):
     reason: str | None = Field(default=None, max_length=2000)
 
 
+class RampAction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["start", "pause", "resume", "abort"]
+    reason: str | None = Field(default=None, max_length=2000)
+
+
 def parse_json(raw: bytes, limit: int) -> Any:
     if len(raw) > limit:
         raise PayloadTooLarge(f"request body is {len(raw)} bytes; the limit is {limit}")

@@ -51,19 +51,26 @@ def latency_histogram(rows: Sequence[Decision]) -> dict[str, Any]:
 
 
 def rollout_history(events: Sequence[AuditEvent], since: datetime) -> dict[str, Any]:
-    """The local percentage over time (a step line) and the changes to mark on it."""
+    """The local percentage over time (a step line), the ramp's moves on it, and the changes to mark."""
     ordered = sorted(events, key=lambda e: _aware(e.at))
-    points = [
-        (_aware(e.at).timestamp(), e.new_percent if e.new_mode == "canary" else 0.0)
-        for e in ordered
-        if e.new_mode is not None
-    ]
+    t: list[float] = []
+    percent: list[float] = []
+    ramp: list[float | None] = []  # a point where the ramp acted, at the percentage it left
+    current = 0.0
+    for e in ordered:
+        if e.new_mode is not None:
+            current = (e.new_percent or 0.0) if e.new_mode == "canary" else 0.0
+        elif not e.kind.startswith("ramp_"):
+            continue
+        t.append(_aware(e.at).timestamp())
+        percent.append(current)
+        ramp.append(current if e.kind.startswith("ramp_") else None)
     marks = [
         {"t": _aware(e.at).timestamp(), "kind": e.kind, "actor": e.actor, "reason": e.reason or ""}
         for e in ordered
         if _aware(e.at) >= since
     ]
-    return {"t": [t for t, _ in points], "percent": [p for _, p in points], "marks": marks}
+    return {"t": t, "percent": percent, "ramp": ramp, "marks": marks}
 
 
 def disagreements(rows: Sequence[Decision], limit: int = 10) -> list[dict[str, Any]]:

@@ -196,10 +196,10 @@ def _record(
             min_confidence=fitted.min_confidence,
             figures=figures,
         )
-        event = learning_event(task, actor, "learn_promote", json.dumps(figures))
+        event = learning_event(task, actor, "learn_promote", json.dumps(figures), figures)
         result["version"] = store.promote(state, event).version
     else:
-        store.audit(learning_event(task, actor, "learn_reject", json.dumps(figures)))
+        store.audit(learning_event(task, actor, "learn_reject", json.dumps(figures), figures))
 
 
 def rollback(store: ExemplarStore, task: str, actor: str) -> dict[str, Any]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from shadowswitch.durations import parse_since
 
 Mode = Literal["off", "shadow", "canary"]
 
@@ -46,11 +49,58 @@ class Upstream(Strict):
     timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
 
+class RampRequire(Strict):
+    """What each step's evidence must show before the ramp takes the next one."""
+
+    agreement: float = Field(default=0.95, gt=0, le=1)  # beyond doubt (anytime-valid lower bound)
+    success_not_worse: bool = True  # local success not shown worse than generative
+    valid: float = Field(default=1.0, ge=0, le=1)  # share of local answers that fit the request
+
+
+class Ramp(Strict):
+    """Progressive delivery: raise the percentage step by step while the evidence passes."""
+
+    steps: list[float] = Field(default_factory=lambda: [5.0, 25.0, 50.0, 100.0], min_length=1)
+    min_pairs: int = Field(default=200, ge=1)  # pairs (both paths on one request) at each step
+    min_duration: str = "30m"  # and at least this long at each step
+    require: RampRequire = Field(default_factory=RampRequire)
+    on_fail: Literal["hold", "revert"] = "hold"
+
+    @field_validator("steps")
+    @classmethod
+    def _rising(cls, steps: list[float]) -> list[float]:
+        if any(not 0 < s <= 100 for s in steps):
+            raise ValueError("every step is a percent above 0 and at most 100")
+        if any(b <= a for a, b in itertools.pairwise(steps)):
+            raise ValueError("steps must rise")
+        return steps
+
+    @field_validator("min_duration", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = f"{value}s"  # a bare number means seconds
+        if isinstance(value, str):
+            parse_since(value)  # ValueError names the accepted forms
+        return value
+
+    @property
+    def min_duration_s(self) -> float:
+        return parse_since(self.min_duration).total_seconds()
+
+
 class Rollout(Strict):
     mode: Mode = "off"
     percent: float = Field(default=0.0, ge=0, le=100)
     sticky_key: Literal["session", "user", "conversation"] = "session"
     compare_percent: float = Field(default=0.0, ge=0, le=100)
+    ramp: Ramp | None = None  # None: no ramp starts by itself (`rollout ramp start` uses the defaults)
+
+    @model_validator(mode="after")
+    def _ramp_can_see(self) -> Rollout:
+        if self.ramp is not None and not self.compare_percent:
+            raise ValueError("ramp needs compare_percent above 0: canary steps are judged on compared pairs")
+        return self
 
 
 class Engine(Strict):

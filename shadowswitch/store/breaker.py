@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from shadowswitch.breaker import BreakerState, Step, judge, on_failure, on_success, on_tick
 from shadowswitch.policy.models import Breaker
 from shadowswitch.rollout import RolloutView
+from shadowswitch.store.ramp_state import abort_for_trip
 from shadowswitch.store.rollouts import audit_event, read_breaker, write_breaker, write_session
 from shadowswitch.store.tables import Rollout, utcnow
 
@@ -84,6 +85,9 @@ class BreakerStore:
                 new = (row.mode, _local_percent(row, config))
                 ids = change.decision_ids or None
                 session.add(audit_event(row, now, ACTOR, change.kind, old, new, change.reason, ids))
+                aborted = abort_for_trip(row, now, change.reason) if change.kind == "trip" else None
+                if aborted:  # in the trip's transaction: no replica can step the ramp after it
+                    session.add(aborted)
             session.add(row)
             session.commit()
             session.refresh(row)

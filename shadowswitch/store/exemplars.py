@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
@@ -148,6 +149,10 @@ class ExemplarStore:
             session.commit()
 
 
-def learning_event(task_type: str, actor: str, kind: str, reason: str) -> AuditEvent:
-    """An audit record of learning (promote, reject, rollback); the figures are in `reason`."""
-    return AuditEvent(at=utcnow(), task_type=task_type, actor=actor, kind=kind, reason=reason)
+def learning_event(
+    task_type: str, actor: str, kind: str, reason: str, figures: dict[str, Any] | None = None
+) -> AuditEvent:
+    """An audit record of learning (promote, reject, rollback), its figures also in `reason`."""
+    return AuditEvent(
+        at=utcnow(), task_type=task_type, actor=actor, kind=kind, reason=reason, figures=figures
+    )

@@ -2,7 +2,8 @@
 
 The request path reads this dict and never the database; every replica sees a change
 within one refresh interval. The same loop moves breakers whose wait is over to
-half-open (one replica wins the row lock and audits it; the others see it done).
+half-open, and running ramps whose evidence calls for a step (one replica wins the
+row lock and audits it; the others see it done).
 """
 
 from __future__ import annotations
@@ -10,13 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import time
 from collections.abc import Callable
 
 import anyio
 
 from shadowswitch.policy.models import PolicySet
+from shadowswitch.ramp import DONE, RUNNING
 from shadowswitch.rollout import RolloutView
 from shadowswitch.store.breaker import BreakerStore, Change, Written
+from shadowswitch.store.ramps import RampStore
 from shadowswitch.store.rollouts import RolloutStore, as_utc
 from shadowswitch.store.tables import Rollout
 
@@ -32,6 +37,7 @@ class LiveRollouts:
         interval_s: float = 0.5,
         breaker: BreakerStore | None = None,
         on_change: OnChange | None = None,
+        ramp_check_s: float = 2.0,
     ):
         self.store = store
         self.policies = policies
@@ -42,6 +48,9 @@ class LiveRollouts:
         self._epoch = 0  # bumped by every local patch
         self._patched: dict[str, int] = {}  # task type → epoch of its last local patch
         self._task: asyncio.Task[None] | None = None
+        self.ramps = RampStore(store.engine, store.clock)
+        self.ramp_check_s = ramp_check_s  # how often running ramps read their evidence
+        self._ramps_checked = -math.inf
 
     def view(self, task_type: str) -> RolloutView:
         row = self.rows.get(task_type)
@@ -67,6 +76,7 @@ class LiveRollouts:
                 rows[task_type] = self.rows[task_type]  # read before our own newer write: keep ours
         self.rows = rows
         await self._advance_breakers()
+        await self._advance_ramps()
 
     async def _advance_breakers(self) -> None:
         """Open breakers whose re-probe time has come go half-open."""
@@ -80,6 +90,19 @@ class LiveRollouts:
                 continue
             written = await anyio.to_thread.run_sync(self.breaker.tick, row.task_type, policy.breaker)
             self.apply(written)
+
+    async def _advance_ramps(self) -> None:
+        """Running ramps move when their step's evidence says so (one replica wins each move)."""
+        if time.monotonic() - self._ramps_checked < self.ramp_check_s:
+            return
+        self._ramps_checked = time.monotonic()
+        for row in list(self.rows.values()):
+            if row.ramp_state == RUNNING and row.breaker_state == "closed":
+                moved = await anyio.to_thread.run_sync(self.ramps.tick, row)
+                if moved is not None:
+                    self.patch(moved)
+                    level = logging.INFO if moved.ramp_state in (RUNNING, DONE) else logging.WARNING
+                    log.log(level, "ramp of task type %s: %s", moved.task_type, moved.ramp_note)
 
     def apply(self, written: Written | None) -> None:
         """Patch the view with a committed breaker step and report its transition."""

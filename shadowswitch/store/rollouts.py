@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from shadowswitch.breaker import BreakerState, reset
 from shadowswitch.errors import NotFound, Unprocessable
 from shadowswitch.policy.models import Policy
+from shadowswitch.store.ramp_state import pause_for_person, ramp_json, start_from_policy
 from shadowswitch.store.tables import AuditEvent, Rollout, utcnow
 
 MODES = ("off", "shadow", "canary")
@@ -54,6 +55,7 @@ class RolloutStore:
         with write_session(self.engine) as session:
             for task_type, policy in policies.items():
                 wanted = (policy.rollout.mode, policy.rollout.percent)
+                ramp = policy.rollout.ramp.model_dump() if policy.rollout.ramp else None
                 row = session.get(Rollout, task_type, with_for_update=True)
                 if row is None:
                     row = Rollout(task_type=task_type, mode=wanted[0], percent=wanted[1])
@@ -63,9 +65,11 @@ class RolloutStore:
                     row.mode, row.percent = wanted
                     reason = f"policy file changed rollout to {wanted[0]} {wanted[1]:g}%"
                     events.append(self._event(row, "policy", "policy", old, _closing(row, reason)))
-                else:
+                    events += filter(None, [pause_for_person(row, "policy", self.clock())])
+                elif row.policy_ramp == ramp:
                     continue
-                row.policy_mode, row.policy_percent = wanted
+                row.policy_mode, row.policy_percent, row.policy_ramp = (*wanted, ramp)
+                events += filter(None, [start_from_policy(row, self.clock())])
                 row.updated_at = self.clock()
                 session.add(row)
             session.add_all(events)
@@ -107,6 +111,9 @@ class RolloutStore:
             row.percent = percent if percent is not None else row.percent
             row.updated_at = self.clock()
             session.add(self._event(row, actor, "set", old, _closing(row, reason)))
+            paused = pause_for_person(row, actor, self.clock())  # a person's word wins over the ramp
+            if paused:
+                session.add(paused)
             session.add(row)
             session.commit()
             session.refresh(row)
@@ -220,6 +227,7 @@ def rollout_json(row: Rollout) -> dict[str, Any]:
             "failure_ids": breaker.decision_ids,
         },
         "updated_at": _iso(row.updated_at),
+        "ramp": ramp_json(row),
     }
 
 
@@ -234,4 +242,5 @@ def audit_json(event: AuditEvent) -> dict[str, Any]:
         "new": {"mode": event.new_mode, "percent": event.new_percent},
         "reason": event.reason,
         "decision_ids": event.decision_ids or [],
+        "figures": event.figures,
     }

@@ -78,6 +78,10 @@ class Rollout(SQLModel, table=True):
     half_open_successes: int = 0
     policy_mode: str | None = Field(default=None, max_length=16)  # last seen in the policy file
     policy_percent: float | None = None
+    policy_ramp: Any = Field(default=None, sa_column=Column(JSON))  # the policy's rollout.ramp, last seen
+    ramp_state: str | None = Field(default=None, max_length=16)  # None: never ramped (see ramp.py)
+    ramp_since: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))  # step began
+    ramp_note: str | None = Field(default=None, sa_column=Column(Text))  # why it stopped, or its last move
     updated_at: datetime = _when()
 
 
@@ -90,13 +94,14 @@ class AuditEvent(SQLModel, table=True):
     at: datetime = _when(index=True)
     task_type: str = Field(index=True, max_length=64)
     actor: str = Field(max_length=200)  # cli:<user>, api:<token name>, policy, breaker
-    kind: str = Field(max_length=16)  # seed | set | policy | trip | reprobe | restore
+    kind: str = Field(max_length=16)  # seed | set | policy | trip | reprobe | restore | ramp_*
     old_mode: str | None = Field(default=None, max_length=16)
     old_percent: float | None = None
     new_mode: str | None = Field(default=None, max_length=16)
     new_percent: float | None = None
     reason: str | None = Field(default=None, sa_column=Column(Text))
     decision_ids: Any = Field(default=None, sa_column=Column(JSON))
+    figures: Any = Field(default=None, sa_column=Column(JSON))  # the evidence a ramp step acted on
 
 
 class Exemplar(SQLModel, table=True):

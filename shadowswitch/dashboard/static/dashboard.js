@@ -39,10 +39,12 @@
     const now = Date.now() / 1000;
     const t = r.t.length ? [...r.t, now] : [now - 86400, now];
     const pct = r.percent.length ? [...r.percent, r.percent[r.percent.length - 1]] : [0, 0];
+    const ramp = r.t.length ? [...r.ramp, null] : [null, null];
     draw("chart-rollout", {
       scales: { y: { range: [0, 100] } },
-      series: [{}, { label: "local %", stroke: "#b8741a", width: 2, paths: uPlot.paths.stepped({ align: 1 }) }],
-    }, [t, pct]);
+      series: [{}, { label: "local %", stroke: "#b8741a", width: 2, paths: uPlot.paths.stepped({ align: 1 }) },
+        { label: "ramp", stroke: "#6a3fb5", width: 0, paths: () => null, points: { show: true, size: 9, fill: "#6a3fb5" } }],
+    }, [t, pct, ramp]);
   }
 
   render(JSON.parse(source.textContent));
