@@ -211,7 +211,7 @@ def checkpoint(bench: Bench, test: list[BfclCase], pairs: int) -> dict[str, Any]
     served = [j for j in judged if j["served"]]
     return {
         "pairs": pairs,
-        "learn": {k: learned.get(k) for k in ("status", "version", "fitted", "why_not")},
+        "learn": {k: learned.get(k) for k in ("status", "version", "fitted", "why_not", "evaluation")},
         "learn_s": round(learn_s, 2),
         "served_version": bench.learning()["served_version"],
         "test_requests": len(judged),
