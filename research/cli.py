@@ -234,3 +234,28 @@ def e2e(
 
 if __name__ == "__main__":
     bench_app()
+
+
+@bench_app.command("learning")
+def learning(
+    quick: Annotated[
+        bool, typer.Option(help="Checkpoints 0, 25, 100 and 40 test requests (minutes)")
+    ] = False,
+    test_size: Annotated[int, typer.Option(help="Test requests per checkpoint")] = 150,
+    timings: Annotated[
+        bool, typer.Option(help="Also time learning 1,000 pairs and choosing with 10,000")
+    ] = True,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/learning.json"),
+) -> None:
+    """Learning curve: local agreement and coverage after 0, 25, 100 and 400 shadow pairs.
+
+    Replayed BFCL development traffic (repeated tool sets) through a real proxy: shadow with an
+    upstream answering the expected call, `shadowswitch learn`, then canary 100% on other requests.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    from research.learning_curve import run_learning
+
+    checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
+    run_learning(checkpoints, 40 if quick else test_size, out, timings=timings and not quick)

@@ -26,6 +26,7 @@ def local_message(choice: Choice, legacy_functions: bool = False) -> dict[str, A
 
 def choice_json(choice: Choice) -> dict[str, Any]:
     data = asdict(choice)
+    data.pop("vector", None)  # kept as an exemplar (learning), not in the decision record
     data["path"] = "local"
     return data
 

@@ -20,6 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
 from shadowswitch.api import admin, chat, dashboard, health, report
+from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
 from shadowswitch.durations import parse_since
 from shadowswitch.engines.base import LocalEngine
@@ -27,6 +28,9 @@ from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.feedback import Feedback
+from shadowswitch.learning.background import BackgroundLearner
+from shadowswitch.learning.recorder import Learning
+from shadowswitch.learning.served import ServedMemories
 from shadowswitch.metrics import Metrics
 from shadowswitch.offline import stay_offline
 from shadowswitch.outcomes import Outcomes
@@ -37,6 +41,7 @@ from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.rollouts import RolloutStore
 from shadowswitch.store.spool import default_dir as default_spool_dir
@@ -72,8 +77,18 @@ def create_app(
     live = LiveRollouts(
         rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
     )
+    exemplars = ExemplarStore(engine, settings.max_exemplars)
+    memories = ServedMemories(exemplars)
+    learning = Learning(exemplars, memories)
+    learner = BackgroundLearner(exemplars, policies, settings.learn_interval_s, memories.invalidate)
     outcomes = Outcomes(
-        Feedback(decisions, policies, recorder), breaker, live, policies, metrics, settings.db_timeout_s
+        Feedback(decisions, policies, recorder),
+        breaker,
+        live,
+        policies,
+        metrics,
+        settings.db_timeout_s,
+        learning,
     )
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
     live.before_refresh = outcomes.replay  # breaker events held during an outage go first
@@ -85,11 +100,13 @@ def create_app(
         outcomes=outcomes,
         metrics=metrics,
         prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
+        learning=learning,
     )
     reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)
     state = AppState(
         settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics, reloader
     )
+    state.learning = learning
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -99,8 +116,11 @@ def create_app(
         await pipeline.generative.warm_up()
         recorder.start()
         live.start()
+        memories.start()
+        learner.start()
         loading = asyncio.create_task(_load_local(state, local_factory, settings))
-        pruning = asyncio.create_task(_prune_every_hour(decisions, parse_since(settings.retention)))
+        retention = parse_since(settings.retention)
+        pruning = asyncio.create_task(_prune_every_hour(decisions, retention, exemplars))
         unwatch = _reload_on_sighup(reloader)
         try:
             yield
@@ -109,14 +129,16 @@ def create_app(
             loading.cancel()
             pruning.cancel()
             reloader.stop()
+            learner.stop()
             await _drain(pipeline, settings.shutdown_timeout_s)
+            await memories.stop()
             await live.stop()
             await recorder.stop()
             engine.dispose()
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    for module in (chat, admin, report, health, dashboard):
+    for module in (chat, admin, report, health, dashboard, learning_api):
         app.include_router(module.router)
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     _install_error_handlers(app)
@@ -154,10 +176,11 @@ async def _drain(pipeline: Pipeline, timeout_s: float) -> None:
         log.warning("shutdown: background work still running after %g s was cancelled", timeout_s)
 
 
-async def _prune_every_hour(decisions: DecisionStore, retention: timedelta) -> None:
-    """Retention: decisions older than `settings.retention` go, hourly, off the event loop."""
+async def _prune_every_hour(decisions: DecisionStore, retention: timedelta, exemplars: ExemplarStore) -> None:
+    """Retention: decisions and exemplars older than `settings.retention` go, hourly, off the event loop."""
     while True:
         try:
+            await anyio.to_thread.run_sync(exemplars.prune, utcnow() - retention)
             removed = await anyio.to_thread.run_sync(decisions.prune, utcnow() - retention)
             if removed:
                 log.info("retention: pruned %d decisions older than %s", removed, retention)

@@ -378,6 +378,7 @@ def report(
     ramps = ramp_statuses(RampStore(rollouts.engine), known)
     result = build_report(rows, until - window, until, rollout_modes(known), ramps)
     if as_json:
+        _add_learning(result, db)
         print(json.dumps(result, indent=2))
         return
     if not result["task_types"]:
@@ -385,6 +386,16 @@ def report(
     for entry in result["task_types"]:
         console.print(report_table(entry))
         console.print(verdict_line(entry))
+
+
+def _add_learning(result: dict[str, Any], db: str | None) -> None:
+    """Per task type of the policies (SHADOWSWITCH_POLICIES), learning's figures, as the API adds them."""
+    from shadowswitch.learning.challenger import status
+
+    store, engines = _learning(db, None)
+    for entry in result["task_types"]:
+        if entry["task_type"] in engines:
+            entry["learning"] = status(store, entry["task_type"], engines[entry["task_type"]])
 
 
 def report_table(entry: dict[str, Any]) -> Table:
@@ -433,6 +444,110 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:,.1f}"
 
 
+@app.command("learn")
+def learn_command(
+    what: Annotated[str, typer.Argument(help="TASK, or `rollback` / `status`")],
+    task: Annotated[str | None, typer.Argument(help="Task type (after rollback / status)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge a challenger, change nothing")] = False,
+    policies: Annotated[Path | None, typer.Option(help="Policy directory [default ./policies]")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="The figures as JSON")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Learn from a task type's pairs: learn TASK [--dry-run] | rollback TASK | status [TASK]."""
+    from shadowswitch.learning import challenger
+
+    store, engines = _learning(db, policies)
+    if what == "status":
+        tasks = [task] if task else sorted(engines)
+        shown = [challenger.status(store, t, engines.get(t) or _engine_defaults()) for t in tasks]
+        if as_json:
+            console.print_json(json.dumps(shown))
+        for entry in [] if as_json else shown:
+            console.print(_learning_table(entry))
+        return
+    if what == "rollback":
+        if not task:
+            err.print("error: name the task type: shadowswitch learn rollback TASK")
+            raise typer.Exit(2)
+        result = challenger.rollback(store, task, actor=f"cli:{getpass.getuser()}")
+    else:
+        result = _learn_with_progress(store, what, engines.get(what) or _engine_defaults(), dry_run)
+    if as_json:
+        console.print_json(json.dumps(result))
+    else:
+        console.print(_learn_line(result))
+
+
+def _learning(db: str | None, policies: Path | None) -> tuple[Any, dict[str, Any]]:
+    from shadowswitch.errors import PolicyError
+    from shadowswitch.policy import load_policies
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    rollouts, _ = _stores(db)
+    try:
+        loaded = load_policies(policies or _settings().policies)
+    except PolicyError:
+        loaded = None  # no policies here: the defaults of the engine section apply
+    engines = {t: p.engine for t, p in loaded.policies.items()} if loaded else {}
+    return ExemplarStore(rollouts.engine), engines
+
+
+def _engine_defaults() -> Any:
+    from shadowswitch.policy.models import Engine
+
+    return Engine()
+
+
+def _learn_with_progress(store: Any, task: str, engine: Any, dry_run: bool) -> dict[str, Any]:
+    from rich.progress import Progress
+
+    from shadowswitch.learning import challenger
+
+    with Progress(console=err, transient=True) as progress:
+        bar = progress.add_task(f"learning {task}", total=1.0)
+
+        def step(name: str, done: float) -> None:
+            progress.update(bar, completed=done, description=f"learning {task}: {name}")
+
+        actor = f"cli:{getpass.getuser()}"
+        return challenger.learn(store, task, engine, actor=actor, dry_run=dry_run, progress=step)
+
+
+def _learn_line(result: dict[str, Any]) -> str:
+    evaluation = result.get("evaluation") or {}
+    head = f"{result['task_type']}: {result['status']} (served version {result.get('served_version')}"
+    head += f" → {result['version']})" if "version" in result else ")"
+    if evaluation:
+        c, s = evaluation["challenger"], evaluation["served"]
+        head += (
+            f"; held-out {c['pairs']} pairs: challenger agreement {c['agreement']} coverage {c['coverage']},"
+            f" served agreement {s['agreement']} coverage {s['coverage']};"
+            f" {evaluation['wins']} wins, {evaluation['losses']} losses"
+        )
+    why = result.get("why_not") or evaluation.get("why_not")
+    return head + (f"; {why}" if why else "")
+
+
+def _learning_table(entry: dict[str, Any]) -> Table:
+    table = Table(title=f"learning: {entry['task_type']}")
+    for column in ("pairs", "excluded", "served version", "min_confidence", "agreement", "coverage"):
+        table.add_column(column)
+    recent = entry["recent"]
+    table.add_row(
+        str(entry["pairs"]),
+        str(entry["excluded"]),
+        str(entry["served_version"]),
+        f"{entry['thresholds']['min_confidence']:g} ({entry['thresholds']['source']})",
+        _num_or_dash(recent["agreement"]),
+        _num_or_dash(recent["coverage"]),
+    )
+    return table
+
+
+def _num_or_dash(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
 @db_app.command("upgrade")
 def db_upgrade(db: DbOpt = None) -> None:
     """Create or migrate the database schema to the latest version."""
@@ -453,8 +568,13 @@ def db_prune(
     """Delete decision records older than the given age (`serve` also does it every hour)."""
     older_than = older_than or _settings().retention
     before = datetime.now(UTC) - parse_age(older_than)
-    _, decisions = _stores(db)
-    console.print(f"deleted {decisions.prune(before)} decisions older than {older_than}")
+    rollouts, decisions = _stores(db)
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    exemplars = ExemplarStore(rollouts.engine).prune(before)
+    console.print(
+        f"deleted {decisions.prune(before)} decisions and {exemplars} exemplars older than {older_than}"
+    )
 
 
 def parse_age(text: str) -> timedelta:

@@ -24,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.breaker import judge, on_failure, on_success
 from shadowswitch.feedback import Feedback
+from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
@@ -55,8 +56,10 @@ class Outcomes:
         policies: PolicySet,
         metrics: Metrics | None = None,
         timeout_s: float = 5.0,
+        learning: Learning | None = None,
     ):
         self.feedback = feedback
+        self.learning = learning  # negative feedback excludes the decision's exemplar
         self.breaker = breaker
         self.live = live
         self.policies = policies
@@ -90,6 +93,8 @@ class Outcomes:
         return row
 
     async def _judged(self, row: Decision) -> None:
+        if row.success is False and self.learning is not None:
+            await self.learning.exclude(row.task_type, row.id)
         policy = self.policies.policies.get(row.task_type)
         if row.path == "local" and policy is not None and row.success is not None:
             await self._count(policy, row.id, "positive" if row.success else "negative")

@@ -23,6 +23,7 @@ from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
+from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
 from shadowswitch.request import ChatView
@@ -86,6 +87,7 @@ class Context:
     upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
     fill_action: Action | None = None  # chosen locally; the upstream writes its text
     recorded: bool = False
+    abstained: Choice | None = None  # the local choice the generative path stood in for
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -102,6 +104,7 @@ class Pipeline:
         outcomes: OutcomeSink | None = None,
         metrics: Metrics | None = None,
         prompt_cap: int | None = None,
+        learning: Learning | None = None,
     ):
         self.policies = policies
         self.generative = generative
@@ -111,6 +114,7 @@ class Pipeline:
         self.outcomes = outcomes
         self.metrics = metrics
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
+        self.learning = learning  # exemplars from generative answers, learned states to decide with
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
         self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
@@ -171,9 +175,8 @@ class Pipeline:
 
     async def _try_local(self, ctx: Context, policy: Policy) -> Reply | None:
         """Serve from the local engine, or return None to fall back to the generative path."""
-        assert self.local is not None
         try:
-            choice = await self.local.decide(ctx.request, policy)
+            choice = await self._decide(ctx.request, policy)
         except Exception as exc:
             log.exception("local engine failed on task %s", ctx.task_type)
             ctx.decision.error = f"local engine error: {exc}"
@@ -181,6 +184,7 @@ class Pipeline:
             return None
         apply_choice(ctx.decision, choice)
         if choice.abstain_reason:
+            ctx.abstained = choice
             await self._fall_back(ctx, policy, "abstain")
             return None
         if choice.fill_generative:  # the choice is local; the upstream writes the rest
@@ -276,17 +280,35 @@ class Pipeline:
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
         if ctx.route == "shadow" and ctx.policy is not None and self._local_serves(ctx.policy):
             self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
+        if ctx.abstained is not None and ctx.upstream_request is None:
+            self._learn(ctx, ctx.abstained, message)  # the upstream answered what the engine would not
+
+    async def _decide(self, request: ChatView, policy: Policy) -> Choice:
+        """The local engine's choice, with the task type's learned state when one is served."""
+        assert self.local is not None
+        memory = self.learning.memory(policy) if self.learning else None
+        if memory is None:
+            return await self.local.decide(request, policy)
+        return await self.local.decide(request, policy, memory)
+
+    def _learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
+        """A valid generative answer beside the local view of the same request: an exemplar."""
+        if self.learning and ctx.policy is not None and ctx.decision.valid:
+            observe = self.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, generative, self.local
+            )
+            self._spawn(observe)
 
     # -- background comparisons ----------------------------------------------------------
 
     async def _shadow_local(self, ctx: Context, policy: Policy, served: dict[str, Any]) -> None:
-        assert self.local is not None
         started = time.perf_counter()
         try:
-            choice = await self.local.decide(ctx.request, policy)
+            choice = await self._decide(ctx.request, policy)
         except Exception as exc:
             self.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
             return
+        self._learn(ctx, choice, served)
         shadow = {**choice_json(choice), "latency_ms": _ms_since(started)}
         agreement = None
         if not choice.abstain_reason:
@@ -307,6 +329,11 @@ class Pipeline:
         message = wire.message_of(body)
         agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
         verdict = check_answer(ctx.request, message, allowed_actions(ctx.policy))
+        if verdict.valid and self.learning and ctx.policy is not None:
+            observe = self.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, message, self.local
+            )
+            self._spawn(observe)
         usage = body.get("usage") or {}
         shadow = {
             "path": "generative",

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     retention: str = "30d"  # decisions older than this are pruned (`db prune`, and hourly by `serve`)
     store_prompts: bool = False  # keep each request's messages on its decision (never needed to compare)
     prompt_cap_bytes: int = Field(default=16 * 1024, ge=0)  # ... cut to this many bytes
+    learn_interval_s: float = Field(default=300.0, ge=0)  # background learning rounds (0: only the CLI)
+    max_exemplars: int = Field(default=10_000, ge=100)  # per task type; the oldest are evicted
     # The local engine's optional tables, comma-separated ("places,currencies"; "" for none).
     knowledge: Annotated[tuple[str, ...], NoDecode] = ("places", "currencies")
 

@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from shadowswitch.errors import Forbidden, Unauthorized
+from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
@@ -33,6 +34,7 @@ class AppState:
     metrics: Metrics
     reloader: PolicyReloader  # swaps `policies` in place: every holder sees the new set
     models_ready: bool = False
+    learning: Learning | None = None
 
 
 def get_state(request: Request) -> AppState:

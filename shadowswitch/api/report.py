@@ -8,6 +8,7 @@ import anyio
 from fastapi import APIRouter
 
 from shadowswitch.api.deps import READER, StateDep
+from shadowswitch.api.learning import learning_status
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
 from shadowswitch.report import build_report, rollout_modes
@@ -28,4 +29,8 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     rows = await anyio.to_thread.run_sync(state.decisions.since, until - window, task or None)
     rollouts = await anyio.to_thread.run_sync(state.rollouts.list)
     ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollouts)
-    return build_report(rows, until - window, until, rollout_modes(rollouts), ramps)
+    built = build_report(rows, until - window, until, rollout_modes(rollouts), ramps)
+    for entry in built["task_types"]:  # per-task-type learning, as GET /learning/{task} shows it
+        if entry.get("task_type") in state.policies.policies and state.learning is not None:
+            entry["learning"] = await learning_status(state, entry["task_type"])
+    return built

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from shadowswitch.policy.models import Policy, Upstream
 from shadowswitch.request import ChatView
+
+if TYPE_CHECKING:
+    from shadowswitch.learning.memory import Memory
 
 ChoiceKind = Literal["tool", "no_tool", "action", "enum"]
 
@@ -43,12 +46,20 @@ class Choice:
     abstain_reason: str | None = None
     fill_generative: bool = False
     timings_ms: dict[str, float] = field(default_factory=dict)  # candidates/scoring/arguments
+    # What learning keeps of a ranked request (`shadowswitch.learning`): the query's encoder
+    # vector (float32 bytes) and encoder, the candidates' probabilities before any memory was
+    # mixed in, and the served memory's version (0: none).
+    vector: bytes | None = field(default=None, repr=False)
+    encoder: str | None = None
+    zero_shot: dict[str, float] | None = None
+    memory_version: int = 0
 
 
 class LocalEngine(Protocol):
     """Chooses among candidates. CPU-bound: the pipeline awaits it off the event loop."""
 
-    async def decide(self, request: ChatView, policy: Policy) -> Choice: ...
+    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+        """`memory`: the task type's served learned state, when it has one (passed only then)."""
 
     @property
     def ready(self) -> bool: ...

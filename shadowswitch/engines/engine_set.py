@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from shadowswitch.engines.base import Choice, LocalEngine
 from shadowswitch.errors import EngineError
@@ -10,6 +11,9 @@ from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 
 Build = Callable[[str], LocalEngine]
+
+if TYPE_CHECKING:
+    from shadowswitch.learning.memory import Memory
 
 
 class EngineSet:
@@ -42,8 +46,18 @@ class EngineSet:
         # a new dict, not a mutation: a worker thread may be iterating the old one
         self.engines = {**self.engines, spec: engine}
 
-    async def decide(self, request: ChatView, policy: Policy) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         engine = self.engines.get(policy.engine.model)
         if engine is None:
             raise EngineError(f"no local engine loaded for model {policy.engine.model!r}")
-        return await engine.decide(request, policy)
+        if memory is None:
+            return await engine.decide(request, policy)
+        return await engine.decide(request, policy, memory)
+
+    async def fill_tool(
+        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+    ) -> Choice | None:
+        """The arguments the policy's engine gives `tool`; None if it cannot say."""
+        engine = self.engines.get(policy.engine.model)
+        fill = getattr(engine, "fill_tool", None)
+        return await fill(request, policy, tool, memory) if fill else None

@@ -111,6 +111,8 @@ class Engine(Strict):
     max_candidates: int = Field(default=8, ge=2, le=64)
     min_confidence: float = Field(default=0.5, ge=0, le=1)
     min_margin: float = Field(default=0.05, ge=0, le=1)
+    target_agreement: float = Field(default=0.97, ge=0.5, le=0.999)  # learning fits thresholds to it
+    learn: bool = True  # learn from this task type's generative answers
     arguments: Literal["local", "generative"] = "local"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Text
+from sqlalchemy import JSON, Column, DateTime, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -102,3 +102,45 @@ class AuditEvent(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_column=Column(Text))
     decision_ids: Any = Field(default=None, sa_column=Column(JSON))
     figures: Any = Field(default=None, sa_column=Column(JSON))  # the evidence a ramp step acted on
+
+
+class Exemplar(SQLModel, table=True):
+    """A valid generative answer of a task type, kept to learn from (`shadowswitch.learning`).
+
+    No prompt text: the request's encoder vector, what the upstream chose, how the local engine's
+    zero-shot ranking saw the same request, and per argument its type, whether its value was in
+    the conversation, and the value only when it was not (a constant the upstream sets)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _when(index=True)
+    task_type: str = Field(index=True, max_length=64)
+    decision_id: str = Field(index=True, max_length=32)
+    encoder: str = Field(max_length=200)  # vectors of another encoder are not comparable
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # float32, unit length
+    label: str = Field(max_length=200)  # the upstream's tool or action, or "__no_tool__"
+    tools_key: str = Field(max_length=64)  # hash of the offered tool names
+    zero_shot: Any = Field(default=None, sa_column=Column(JSON))  # {candidate: prob}, no memory
+    local_tool: str | None = Field(default=None, max_length=200)  # the tool the engine filled
+    args_status: str = Field(default="none", max_length=16)  # agree | differ | missing | unknown | none
+    arguments: Any = Field(default=None, sa_column=Column(JSON))  # {param: {type, in_text, value?}}
+    excluded: bool = False  # negative feedback arrived after it was stored
+
+
+class EngineState(SQLModel, table=True):
+    """A learned engine state of a task type: exemplars up to `exemplar_max_id` + thresholds.
+
+    The served state is the newest with status `served`; rolling back marks it `rolled_back`."""
+
+    __tablename__ = "engine_state"
+    __table_args__ = (UniqueConstraint("task_type", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _when()
+    task_type: str = Field(index=True, max_length=64)
+    version: int
+    status: str = Field(max_length=16)  # served | rolled_back
+    encoder: str = Field(max_length=200)
+    exemplar_max_id: int
+    memory_weight: float
+    min_confidence: float
+    figures: Any = Field(default=None, sa_column=Column(JSON))  # the evaluation that promoted it

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import numpy as np
 import torch
 
 from shadowswitch.engines.base import Choice, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
-from shadowswitch.engines.local.arguments.grounding import at_message
+from shadowswitch.engines.local.arguments.grounding import Filled, at_message
 from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
@@ -27,6 +28,7 @@ from shadowswitch.engines.local.runtime.lm import LanguageModel
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.learning.memory import Memory
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
@@ -37,6 +39,8 @@ KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 class Job:
     request: ChatView
     policy: Policy
+    memory: Memory | None = None  # the task type's learned state, if one is served
+    tool: str | None = None  # fill this offered tool's arguments, no ranking (learning's pairs)
 
 
 class Decider:
@@ -67,7 +71,9 @@ class Decider:
             queries = self.encoder.embed([query_text(j.request) for j in jobs], remember=texts)
             shared.lap("scoring")
             choices = [
-                self.decide(j.request, j.policy, q, cset)
+                self.decide(j.request, j.policy, q, cset, j.memory)
+                if j.tool is None
+                else self.fill_tool(j.request, j.policy, cset, j.tool, j.memory)
                 for j, q, cset in zip(jobs, queries, csets, strict=True)
             ]
         shared.laps["total"] = sum(shared.laps.values())
@@ -77,7 +83,12 @@ class Decider:
         return choices
 
     def decide(
-        self, request: ChatView, policy: Policy, query: Any = None, cset: CandidateSet | None = None
+        self,
+        request: ChatView,
+        policy: Policy,
+        query: Any = None,
+        cset: CandidateSet | None = None,
+        memory: Memory | None = None,
     ) -> Choice:
         clock = Clock()
         if cset is None:
@@ -88,10 +99,29 @@ class Decider:
         if query is None:
             query = self.encoder.embed([query_text(request)])[0]
         ranking = self._rank(cset.candidates, request, policy, query)
+        zero_shot = {c.id: round(p, 6) for c, p in zip(ranking.candidates, ranking.probs, strict=True)}
+        vector = query.float().numpy().astype(np.float32)
+        if memory is not None and memory.encoder != self.models.encoder_id:
+            memory = None  # learned with another encoder: its vectors are not comparable
+        if memory is not None:
+            mixed = memory.mix(vector, zero_shot)
+            ranking.probs = [mixed[c.id] for c in ranking.candidates]
         clock.lap("scoring")
-        choice = self._complete(ranking, request, policy)
+        choice = self._complete(ranking, request, policy, memory)
+        choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.models.encoder_id, zero_shot
+        choice.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)
+
+    def fill_tool(
+        self, request: ChatView, policy: Policy, cset: CandidateSet, tool: str, memory: Memory | None
+    ) -> Choice:
+        """The arguments this engine would give `tool` (the upstream's choice, when the engine
+        chose another): whether they agree is what learning needs to know of that pair."""
+        found = next((c for c in cset.candidates if c.id == tool and c.kind == "tool"), None)
+        if found is None:
+            return Choice("tool", tool, abstain_reason=f"not_offered: {tool}")
+        return self._fill(found, request, policy, memory)
 
     def _by_rule(self, cset: CandidateSet, policy: Policy) -> Choice:
         if cset.forced is not None:
@@ -117,19 +147,23 @@ class Decider:
             return self.chooser.language_model(conversation, cands)
         return self.chooser.hybrid(query, conversation, cands)
 
-    def _complete(self, ranking: Ranking, request: ChatView, policy: Policy) -> Choice:
+    def _complete(
+        self, ranking: Ranking, request: ChatView, policy: Policy, memory: Memory | None = None
+    ) -> Choice:
         order = ranking.order()
         best = ranking.candidates[order[0]]
-        choice = self._fill(best, request, policy)
+        choice = self._fill(best, request, policy, memory)
         choice.candidates = [
             ScoredCandidate(ranking.candidates[i].id, ranking.scores[i], ranking.probs[i]) for i in order
         ]
         choice.confidence = ranking.probs[order[0]]
         choice.margin = margin(ranking.probs)
-        choice.abstain_reason = choice.abstain_reason or _threshold_reason(choice, policy)
+        choice.abstain_reason = choice.abstain_reason or _threshold_reason(choice, policy, memory)
         return choice
 
-    def _fill(self, best: Candidate, request: ChatView, policy: Policy) -> Choice:
+    def _fill(
+        self, best: Candidate, request: ChatView, policy: Policy, memory: Memory | None = None
+    ) -> Choice:
         if best.kind == "no_tool":
             return Choice("no_tool", None, fill_generative=True)
         if best.kind == "action":
@@ -143,6 +177,8 @@ class Decider:
         # about 110-210 ms per parameter asked on 2 cores, so `embedding` stays the fast encoder-only path.
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
         filled = self.filler.fill(best.parameters, text, partial(self._decode, best, text), rerank)
+        if memory is not None:
+            learned_values(filled, best.parameters, memory.constants.get(best.id, {}), memory.version)
         args = filled.arguments
         reason = filled.abstain_reason  # a required value the conversation does not give
         if reason is None and not is_valid(args, best.parameters):
@@ -180,12 +216,33 @@ class Decider:
         return True
 
 
-def _threshold_reason(choice: Choice, policy: Policy) -> str | None:
-    if choice.confidence < policy.engine.min_confidence:
-        return f"low_confidence {choice.confidence:.2f} < {policy.engine.min_confidence}"
-    if len(choice.candidates) > 1 and choice.margin < policy.engine.min_margin:
-        return f"small_margin {choice.margin:.2f} < {policy.engine.min_margin}"
+def _threshold_reason(choice: Choice, policy: Policy, memory: Memory | None = None) -> str | None:
+    """The policy's thresholds, or the learned state's (fitted to `engine.target_agreement`)."""
+    floor = memory.min_confidence if memory else policy.engine.min_confidence
+    min_margin = 0.0 if memory else policy.engine.min_margin
+    if choice.confidence < floor:
+        return f"low_confidence {choice.confidence:.2f} < {floor}"
+    if len(choice.candidates) > 1 and choice.margin < min_margin:
+        return f"small_margin {choice.margin:.2f} < {min_margin}"
     return None
+
+
+def learned_values(
+    filled: Filled, parameters: dict[str, Any], constants: dict[str, Any], version: int
+) -> None:
+    """Values the upstream set in (nearly) every call of this tool and that were never in the
+    conversation (`memory.learned_constants`), for parameters the text left unfilled, each kept
+    only when the call with it still fits the tool's schema. Provenance `learned`: not invented
+    here, but the agent's own constant, seen in its exemplars."""
+    properties = parameters.get("properties") or {}
+    for name, value in constants.items():
+        if name in filled.arguments or name not in properties:
+            continue
+        if not is_valid({**filled.arguments, name: value}, {**parameters, "required": []}):
+            continue
+        filled.put(name, (value, {"source": "learned", "state_version": version}))
+        if name in filled.missing:
+            filled.missing.remove(name)
 
 
 class Clock:

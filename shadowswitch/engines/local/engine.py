@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.calibration import Calibration
@@ -12,6 +13,9 @@ from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
+
+if TYPE_CHECKING:
+    from shadowswitch.learning.memory import Memory
 
 
 class ChoiceEngine:
@@ -27,12 +31,18 @@ class ChoiceEngine:
         self.engine = Decider(models, calibration, knowledge)
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
-    async def decide(self, request: ChatView, policy: Policy) -> Choice:
-        return await self.worker.submit(Job(request, policy))
+    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+        return await self.worker.submit(Job(request, policy, memory))
 
-    def decide_sync(self, request: ChatView, policy: Policy) -> Choice:
+    async def fill_tool(
+        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+    ) -> Choice:
+        """The arguments the engine gives `tool`, without ranking (learning's pairs)."""
+        return await self.worker.submit(Job(request, policy, memory, tool))
+
+    def decide_sync(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         """For scripts and benchmarks: the same decision on the caller's thread."""
-        return self._run([Job(request, policy)])[0]
+        return self._run([Job(request, policy, memory)])[0]
 
     def _run(self, jobs: Sequence[Job]) -> list[Choice]:
         return self.engine.decide_batch(jobs)

@@ -1,0 +1,353 @@
+"""`shadowswitch bench learning`: the learning curve of one task type on replayed traffic.
+
+Traffic: BFCL development files in users' own words (`live_simple`, `live_multiple`,
+`live_irrelevance`), grouped by tool set; only tool sets offered again and again (at least
+`MIN_GROUP` requests) are kept, as an agent offers its tools at every step. Each group is split:
+three requests in four go to the shadow stream, the fourth to the test set (other requests of the
+same kind). A replay upstream answers every request as BFCL's ground truth says (the "large
+model"; an irrelevant request gets text).
+
+Through a real `shadowswitch serve` (the embedded models, SQLite): send shadow requests until
+the task type has N pairs, run `shadowswitch learn`, switch to canary 100% and send the test set;
+measure local agreement (BFCL's AST rule on the local call, or no tool when none is due) and
+coverage (share answered locally), for N in the checkpoints. Test requests that fell back are
+excluded from the exemplars afterwards, so that no test request is ever learned from.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from research.bfcl.checker import Call, check_case
+from research.bfcl.data import BfclCase, load_cases
+from research.bfcl.proxy import free_port, running_proxy
+
+TASK = "bfcl_repeated"
+CATEGORIES = ("live_simple", "live_multiple", "live_irrelevance")
+MIN_GROUP = 8
+PACE = 16  # requests sent before waiting for their shadow runs (the proxy keeps 32 in flight)
+SOURCES_OK = {"text", "default", "decoded", "enum_choice", "learned"}
+
+
+def traffic(seed: int = 0) -> tuple[list[BfclCase], list[BfclCase]]:
+    """(shadow stream, test set): the repeated tool sets' requests, split three to one per group."""
+    groups: dict[tuple[str, ...], list[BfclCase]] = defaultdict(list)
+    for category in CATEGORIES:
+        for case in load_cases(category):
+            if case.tools and _text(case):
+                groups[tuple(sorted(t["function"]["name"] for t in case.tools))].append(case)
+    stream, test = [], []
+    for cases in groups.values():
+        if len(cases) >= MIN_GROUP:
+            for i, case in enumerate(cases):
+                (test if i % 4 == 3 else stream).append(case)
+    rng = random.Random(seed)
+    rng.shuffle(stream)
+    rng.shuffle(test)
+    return stream, test
+
+
+def _text(case: BfclCase) -> str:
+    for message in reversed(case.request.get("messages") or []):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            return str(message["content"])
+    return ""
+
+
+def expected_answer(case: BfclCase) -> dict[str, Any]:
+    """The ground truth as one call: each parameter's first acceptable value ("" = left out)."""
+    if not case.answers:
+        return {"content": "I cannot help with that using these tools."}
+    name, answer = next(iter(case.answers[0].items()))
+    reverse = {bfcl: ours for ours, bfcl in case.name_map.items()}
+    arguments = {k: v[0] for k, v in answer.items() if v and v[0] != ""}
+    return {"name": reverse.get(name, name), "arguments": arguments}
+
+
+@contextmanager
+def replay_upstream() -> Iterator[str]:
+    import uvicorn
+
+    from research.upstreams.replay import create_replay_upstream
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_replay_upstream(), port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+
+
+def policy(upstream: str) -> dict[str, Any]:
+    return {
+        "task_type": TASK,
+        "upstream": {"model": "openai/replay", "api_base": upstream + "/v1", "api_key_env": "REPLAY_KEY"},
+        "rollout": {"mode": "shadow"},
+        "engine": {"scorer": "hybrid", "target_agreement": 0.95, "learn": True},
+        "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
+    }
+
+
+class Bench:
+    def __init__(self, base: str, workdir: Path, token: str):
+        self.base = base
+        self.workdir = workdir
+        self.http = httpx.Client(base_url=base, timeout=900, headers={"Authorization": f"Bearer {token}"})
+
+    def send(self, case: BfclCase) -> dict[str, Any]:
+        body = {"model": "agent", **case.request}
+        response = self.http.post("/v1/chat/completions", json=body, headers={"X-Shadowswitch-Task": TASK})
+        decision_id = response.headers["x-shadowswitch-decision-id"]
+        return dict(self.http.get(f"/v1/shadowswitch/decisions/{decision_id}").json())
+
+    def learning(self) -> dict[str, Any]:
+        return dict(self.http.get(f"/v1/shadowswitch/learning/{TASK}").json())
+
+    def set_mode(self, mode: str) -> None:
+        change = {"mode": mode, "percent": 100 if mode == "canary" else 0}
+        self.http.put(f"/v1/shadowswitch/rollouts/{TASK}", json=change).raise_for_status()
+
+    def wait_pairs(self, n: int, timeout_s: float = 600, still_s: float = 5.0) -> int:
+        """Until the task type has `n` pairs, or their count has not moved for `still_s` (not every
+        answer makes a pair: a tool the engine did not shortlist, an invalid call)."""
+        deadline = time.monotonic() + timeout_s
+        last, since = -1, time.monotonic()
+        while time.monotonic() < deadline:
+            pairs = int(self.learning()["pairs"])
+            if pairs >= n:
+                return pairs
+            if pairs != last:
+                last, since = pairs, time.monotonic()
+            elif time.monotonic() - since > still_s:
+                return pairs
+            time.sleep(0.5)
+        return int(self.learning()["pairs"])
+
+    def learn(self) -> tuple[dict[str, Any], float]:
+        start = time.perf_counter()
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "shadowswitch.cli",
+                "learn",
+                TASK,
+                "--json",
+                "--db",
+                self.db_url,
+                "--policies",
+                str(self.workdir / "policies"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        took = time.perf_counter() - start
+        return (json.loads(run.stdout) if run.returncode == 0 else {"error": run.stderr[-500:]}), took
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.workdir / 'bench.db'}"
+
+
+def judge(case: BfclCase, decision: dict[str, Any]) -> dict[str, Any]:
+    """Was the local choice served, did it agree, did any served value lack provenance?"""
+    served = decision.get("abstain_reason") is None and decision.get("chosen") is not None
+    served = served and (decision.get("path") == "local" or decision.get("chosen") == "__no_tool__")
+    if decision.get("chosen") == "__no_tool__":
+        agree = not case.answers
+    else:
+        call = Call(str(decision.get("chosen")), dict(decision.get("arguments") or {}))
+        agree = check_case(case, [call]).call_ok
+    sources = decision.get("argument_sources") or {}
+    invented = sum(
+        1 for k in (decision.get("arguments") or {}) if (sources.get(k) or {}).get("source") not in SOURCES_OK
+    )
+    timings = decision.get("timings_ms") or {}
+    choice_ms = sum(float(timings.get(k, 0.0)) for k in ("candidates", "scoring"))
+    return {
+        "served": served,
+        "agree": bool(agree),
+        "invented": invented if served else 0,
+        "choice_ms": choice_ms,
+    }
+
+
+def checkpoint(bench: Bench, test: list[BfclCase], pairs: int) -> dict[str, Any]:
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    learned, learn_s = bench.learn() if pairs else ({"status": "prior"}, 0.0)
+    wait_version = learned.get("version")
+    if wait_version:
+        deadline = time.monotonic() + 30
+        while bench.learning()["served_version"] != wait_version and time.monotonic() < deadline:
+            time.sleep(0.3)
+        time.sleep(1.5)
+    bench.set_mode("canary")
+    decisions = [bench.send(case) for case in test]
+    judged = [judge(case, d) for case, d in zip(test, decisions, strict=True)]
+    bench.set_mode("shadow")
+    time.sleep(2.0)  # exemplars are written in the background
+    store = ExemplarStore(db.make_engine(bench.db_url))
+    for decision in decisions:  # test requests that fell back: never learned from
+        store.exclude(decision["id"])
+    served = [j for j in judged if j["served"]]
+    return {
+        "pairs": pairs,
+        "learn": {k: learned.get(k) for k in ("status", "version", "fitted", "why_not", "evaluation")},
+        "learn_s": round(learn_s, 2),
+        "served_version": bench.learning()["served_version"],
+        "test_requests": len(judged),
+        "coverage": round(len(served) / len(judged), 4) if judged else None,
+        "agreement": round(sum(j["agree"] for j in served) / len(served), 4) if served else None,
+        "agreement_all": round(sum(j["agree"] and j["served"] for j in judged) / len(judged), 4),
+        "invented_values": sum(j["invented"] for j in judged),
+        "choice_ms_p50": _p50([j["choice_ms"] for j in judged]),
+    }
+
+
+def _p50(values: list[float]) -> float | None:
+    ordered = sorted(values)
+    return round(ordered[len(ordered) // 2], 2) if ordered else None
+
+
+def choice_with_memory(exemplars: int = 10_000, requests: int = 30) -> dict[str, Any]:
+    """The choice's p50 (candidates + scoring laps) in-process, with `exemplars` stored in the
+    served memory of the task type, against the same requests with none."""
+    import numpy as np
+
+    from shadowswitch.engines.local import create_engine
+    from shadowswitch.learning.memory import Memory
+    from shadowswitch.policy.models import Policy
+    from shadowswitch.request import ChatView
+
+    engine = create_engine()
+    stream, _ = traffic()
+    cases = [c for c in stream if c.tools][:requests]
+    names = sorted({t["function"]["name"] for c in cases for t in c.tools} | {"__no_tool__"})
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(exemplars, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    labels = np.array([names[i % len(names)] for i in range(exemplars)], dtype=object)
+    memory = Memory(1, engine.engine.models.encoder_id, vectors, labels, 0.8, 0.5)
+    policy = Policy(task_type=TASK, engine={"scorer": "hybrid"})
+    out: dict[str, Any] = {"exemplars": exemplars, "requests": len(cases)}
+    for label, mem in (("without_memory", None), ("with_memory", memory)):
+        laps = []
+        for case in cases:
+            choice = engine.decide_sync(ChatView.parse({"model": "m", **case.request}), policy, mem)
+            laps.append(choice.timings_ms.get("candidates", 0.0) + choice.timings_ms.get("scoring", 0.0))
+        out[f"choice_ms_p50_{label}"] = _p50(laps)
+    engine.close()
+    return out
+
+
+def learn_time(workdir: Path, pairs: int = 1000) -> dict[str, Any]:
+    """`challenger.learn` on `pairs` exemplars made from the run's own (repeated, with noise)."""
+    import numpy as np
+
+    from shadowswitch.learning import challenger
+    from shadowswitch.policy.models import Engine
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+    from shadowswitch.store.tables import Exemplar
+
+    source = ExemplarStore(db.make_engine(f"sqlite:///{workdir / 'bench.db'}")).load(TASK, _encoder(workdir))
+    url = f"sqlite:///{workdir / 'learn_time.db'}"
+    db.upgrade(url)
+    store = ExemplarStore(db.make_engine(url))
+    rng = np.random.default_rng(0)
+    for i in range(pairs):
+        row = source[i % len(source)]
+        vector = np.frombuffer(row.vector, dtype=np.float32) + rng.normal(scale=0.01, size=384)
+        fields = row.model_dump(exclude={"id", "created_at", "vector", "decision_id", "task_type"})
+        store.add(
+            Exemplar(
+                **fields,
+                task_type="timed",
+                decision_id=f"t{i}",
+                vector=(vector / np.linalg.norm(vector)).astype(np.float32).tobytes(),
+            )
+        )
+    start = time.perf_counter()
+    result = challenger.learn(store, "timed", Engine(target_agreement=0.95), actor="bench", dry_run=True)
+    return {"pairs": pairs, "seconds": round(time.perf_counter() - start, 2), "status": result["status"]}
+
+
+def _encoder(workdir: Path) -> str:
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    return ExemplarStore(db.make_engine(f"sqlite:///{workdir / 'bench.db'}")).newest_encoder(TASK) or ""
+
+
+def run_learning(checkpoints: list[int], test_size: int, out: Path, timings: bool = True) -> dict[str, Any]:
+    import os
+    import tempfile
+
+    import yaml
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    stream, test = traffic()
+    test = test[:test_size]
+    token = "bench-learning"
+    os.environ.update(
+        {"SHADOWSWITCH_ADMIN_TOKEN": token, "REPLAY_KEY": "replay", "SHADOWSWITCH_LEARN_INTERVAL_S": "0"}
+    )
+    results: dict[str, Any] = {
+        "traffic": {
+            "categories": list(CATEGORIES),
+            "min_group": MIN_GROUP,
+            "stream": len(stream),
+            "test_pool": len(test),
+        },
+        "caveat": "2 shared cores, other jobs running: timings are noisy; the lead re-runs",
+        "checkpoints": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="sslearn-") as tmp, replay_upstream() as upstream:
+        workdir = Path(tmp)
+        answers = {_text(c): expected_answer(c) for c in stream + test}
+        httpx.post(upstream + "/answers", json=answers, timeout=60).raise_for_status()
+        folder = workdir / "policies"
+        folder.mkdir()
+        (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": {"model": "openai/replay"}}))
+        (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy(upstream)))
+        with running_proxy(workdir, ready_timeout_s=1800) as base:
+            bench = Bench(base, workdir, token)
+            sent = 0
+            for target in checkpoints:
+                pairs = int(bench.learning()["pairs"])
+                while pairs < target and sent < len(stream):
+                    batch = stream[sent : sent + min(target - pairs, PACE)]
+                    for case in batch:  # paced: shadow runs beyond the queue's room are skipped
+                        bench.send(case)
+                    sent += len(batch)
+                    pairs = bench.wait_pairs(pairs + len(batch), timeout_s=120)
+                point = checkpoint(bench, test, pairs)
+                console.print(f"pairs {pairs}: {point}")
+                results["checkpoints"].append(point)
+                out.write_text(json.dumps(results, indent=2))
+        if timings:
+            results["learn_1000_pairs"] = learn_time(workdir)
+            results["choice_with_10000_exemplars"] = choice_with_memory()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+    return results

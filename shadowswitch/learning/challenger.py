@@ -1,0 +1,263 @@
+"""Learn a task type's next engine state, and serve it only when the evidence says it is better.
+
+The pairs are split by time: the newest ones the served state has not learned from are held out
+(at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
+(fit.py), and both states decide the held-out pairs. Each pair then counts as a win, a loss or a
+tie for the challenger, by a utility that makes serving worth it only at the target agreement: a
+served answer that agrees is +1, one that does not is −target/(1−target), abstaining 0. The
+challenger is promoted when the anytime-valid confidence sequence of its share of wins among the
+decided pairs lies above one half (`sequential.py`: learning looks again at every run, and a
+fixed interval would let repeated looks promote on luck), and its agreement on the held-out pairs
+is not below the target nor below the served state's. Every run that judged a challenger is an
+audit event with its figures; a promotion is a new version, and `rollback` serves the one before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from shadowswitch.learning.fit import Outcome, Pair, args_rate, at, curve, decide, fit, served
+from shadowswitch.learning.memory import learned_constants
+from shadowswitch.policy.models import Engine as EnginePolicy
+from shadowswitch.sequential import confidence_sequence
+from shadowswitch.store.exemplars import ExemplarStore, learning_event
+from shadowswitch.store.tables import EngineState, Exemplar
+
+MIN_PAIRS = 40  # below: the policy's thresholds (or the prior's) apply
+MIN_HOLDOUT = 20
+HOLDOUT_SHARE = 0.25
+RECENT = 200  # pairs the status figures are computed on
+MAX_HOLDOUT = 500  # held-out pairs judged at most (the newest)
+MAX_FIT = 2000  # pairs the weight and threshold are fitted on at most (leave-one-out is n²)
+Progress = Callable[[str, float], None]  # step, share done
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How a state decides: its exemplars, vote weight and thresholds (version 0: the prior)."""
+
+    version: int
+    memory: list[Pair]
+    weight: float
+    min_confidence: float
+    min_margin: float
+
+
+def to_pair(row: Exemplar) -> Pair:
+    vector = np.frombuffer(row.vector, dtype=np.float32)
+    return Pair(
+        row.id or 0,
+        vector,
+        row.label,
+        dict(row.zero_shot or {}),
+        row.local_tool,
+        row.args_status,
+        row.arguments,
+    )
+
+
+def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: EnginePolicy) -> Spec:
+    if state is None:
+        return Spec(0, [], 0.0, policy.min_confidence, policy.min_margin)
+    memory = [p for p in pairs if p.id <= state.exemplar_max_id]
+    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0)
+
+
+def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
+    constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
+    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants)
+    return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
+
+
+def utility(outcome: Outcome, serves: bool, target: float) -> float:
+    if not serves:
+        return 0.0
+    return outcome.correct - (target / (1 - target)) * (1 - outcome.correct)
+
+
+def compare(
+    challenger: tuple[list[Outcome], list[bool]],
+    current: tuple[list[Outcome], list[bool]],
+    target: float,
+) -> dict[str, Any]:
+    """Wins and losses of the challenger on the held-out pairs, and whether they support it."""
+    wins = losses = 0
+    for c, cs, s, ss in zip(*challenger, *current, strict=True):
+        diff = utility(c, cs, target) - utility(s, ss, target)
+        wins += diff > 1e-9
+        losses += diff < -1e-9
+    low, high = confidence_sequence(wins, wins + losses)
+    figures = {"challenger": _figures(*challenger), "served": _figures(*current)}
+    agreement = figures["challenger"]["agreement"]
+    floor = min(target, figures["served"]["agreement"] or 0.0)
+    reasons = []
+    if wins + losses == 0 or low <= 0.5:
+        reasons.append(f"no evidence it is better: {wins} wins, {losses} losses, win share ≥ {low:.2f}")
+    if agreement is not None and agreement < floor:
+        reasons.append(f"held-out agreement {agreement:.3f} below {floor:.3f}")
+    return {
+        "wins": wins,
+        "losses": losses,
+        "win_share_ci": [round(low, 4), round(high, 4)],
+        **figures,
+        "promote": not reasons,
+        "why_not": "; ".join(reasons) or None,
+    }
+
+
+def _figures(outcomes: list[Outcome], flags: list[bool]) -> dict[str, Any]:
+    kept = [o for o, f in zip(outcomes, flags, strict=True) if f]
+    agreement = sum(o.correct for o in kept) / len(kept) if kept else None
+    return {
+        "served": len(kept),
+        "pairs": len(outcomes),
+        "agreement": None if agreement is None else round(agreement, 4),
+        "coverage": round(len(kept) / len(outcomes), 4) if outcomes else 0.0,
+    }
+
+
+def learn(
+    store: ExemplarStore,
+    task: str,
+    policy: EnginePolicy,
+    actor: str,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """One learning run: fit a challenger, judge it, promote it or say why not."""
+    step = progress or (lambda _s, _f: None)
+    step("loading pairs", 0.0)
+    rows = _usable(store, task)
+    pairs = [to_pair(r) for r in rows]
+    current = store.served(task)
+    spec = served_spec(current, pairs, policy)
+    result: dict[str, Any] = {"task_type": task, "pairs": len(pairs), "served_version": spec.version}
+    fresh = [p for p in pairs if current is None or p.id > current.exemplar_max_id]
+    holdout_n = min(len(fresh), max(MIN_HOLDOUT, min(MAX_HOLDOUT, int(len(pairs) * HOLDOUT_SHARE))))
+    if len(pairs) < MIN_PAIRS or holdout_n < MIN_HOLDOUT or len(pairs) - holdout_n < MIN_HOLDOUT:
+        step("done", 1.0)
+        need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
+        return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
+    train, holdout = pairs[:-holdout_n], pairs[-holdout_n:]
+    step("fitting", 0.2)
+    fitted = fit(train[-MAX_FIT:], policy.target_agreement)
+    step("judging", 0.7)
+    rate = args_rate(train)
+    challenger = Spec(spec.version + 1, train, fitted.weight, fitted.min_confidence, 0.0)
+    verdict = compare(judge(challenger, holdout, rate), judge(spec, holdout, rate), policy.target_agreement)
+    result.update(
+        status="promoted" if verdict["promote"] and not dry_run else "judged",
+        fitted={
+            "weight": fitted.weight,
+            "min_confidence": fitted.min_confidence,
+            "cv_agreement": fitted.agreement,
+            "cv_coverage": fitted.coverage,
+        },
+        evaluation=verdict,
+        constants_from=len(train),
+    )
+    if not dry_run:
+        step("recording", 0.9)
+        _record(store, task, actor, rows, train, fitted, verdict, result)
+    step("done", 1.0)
+    return result
+
+
+def _usable(store: ExemplarStore, task: str) -> list[Exemplar]:
+    """The exemplars of the newest encoder: a change of encoder starts learning afresh."""
+    newest = store.newest_encoder(task)
+    return store.load(task, newest) if newest else []
+
+
+def _record(
+    store: ExemplarStore,
+    task: str,
+    actor: str,
+    rows: list[Exemplar],
+    train: list[Pair],
+    fitted: Any,
+    verdict: dict[str, Any],
+    result: dict[str, Any],
+) -> None:
+    figures = {k: result[k] for k in ("pairs", "served_version", "fitted", "evaluation")}
+    if verdict["promote"]:
+        state = EngineState(
+            task_type=task,
+            version=0,
+            status="served",
+            encoder=rows[0].encoder,
+            exemplar_max_id=train[-1].id,
+            memory_weight=fitted.weight,
+            min_confidence=fitted.min_confidence,
+            figures=figures,
+        )
+        event = learning_event(task, actor, "learn_promote", json.dumps(figures), figures)
+        result["version"] = store.promote(state, event).version
+    else:
+        store.audit(learning_event(task, actor, "learn_reject", json.dumps(figures), figures))
+
+
+def rollback(store: ExemplarStore, task: str, actor: str) -> dict[str, Any]:
+    current = store.served(task)
+    if current is None:
+        return {"task_type": task, "status": "nothing_to_roll_back", "served_version": 0}
+    reason = f"rolled back version {current.version}"
+    store.rollback(task, learning_event(task, actor, "learn_rollback", reason))
+    after = store.served(task)
+    return {
+        "task_type": task,
+        "status": "rolled_back",
+        "from": current.version,
+        "served_version": after.version if after else 0,
+    }
+
+
+def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, Any]:
+    """Pairs collected, the served version, and its agreement, coverage and curve on recent pairs
+    (each pair decided without its own exemplar)."""
+    rows = _usable(store, task)
+    pairs = [to_pair(r) for r in rows]
+    current = store.served(task)
+    spec = served_spec(current, pairs, policy)
+    recent = pairs[-RECENT:]
+    counts = store.count(task)
+    out: dict[str, Any] = {
+        "task_type": task,
+        "pairs": counts["usable"],
+        "excluded": counts["excluded"],
+        "served_version": spec.version,
+        "thresholds": {
+            "min_confidence": spec.min_confidence,
+            "min_margin": spec.min_margin,
+            "memory_weight": spec.weight,
+            "source": "learned" if current else "policy",
+        },
+        "target_agreement": policy.target_agreement,
+        "learn": policy.learn,
+        "recent": {"pairs": len(recent), "agreement": None, "coverage": None},
+        "curve": [],
+        "versions": [_state_json(s) for s in store.states(task)],
+    }
+    if recent:
+        constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
+        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants)
+        point = at(outcomes, spec.min_confidence, spec.min_margin)
+        out["recent"] = {"pairs": len(recent), "agreement": point["agreement"], "coverage": point["coverage"]}
+        out["curve"] = curve(outcomes)
+    return out
+
+
+def _state_json(state: EngineState) -> dict[str, Any]:
+    return {
+        "version": state.version,
+        "status": state.status,
+        "created_at": state.created_at.isoformat(),
+        "exemplar_max_id": state.exemplar_max_id,
+        "memory_weight": state.memory_weight,
+        "min_confidence": state.min_confidence,
+    }

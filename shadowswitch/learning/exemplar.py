@@ -1,0 +1,114 @@
+"""A generative answer and the local engine's view of the same request → an exemplar row.
+
+Nothing of the prompt's text is kept: the encoder vector, the upstream's choice, the zero-shot
+probabilities, and per argument its JSON type, whether the value is in the conversation, and the
+value itself only when it is not (then it is something the upstream sets by itself, `units:
+"metric"`, never something the user said).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from shadowswitch.answers import call_of, local_message, same_call
+from shadowswitch.engines.base import Choice
+from shadowswitch.request import ChatView, message_text
+from shadowswitch.store.tables import Exemplar
+
+NO_TOOL = "__no_tool__"
+MAX_CONSTANT_CHARS = 100
+
+
+def build_exemplar(
+    task_type: str,
+    decision_id: str,
+    request: ChatView,
+    choice: Choice,
+    generative: dict[str, Any],
+    label_choice: Choice | None = None,
+) -> Exemplar | None:
+    """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
+    is not a choice among the offered tools (an action, parallel text...)."""
+    if choice.vector is None or not choice.zero_shot:
+        return None
+    vector, encoder, zero_shot = choice.vector, choice.encoder or "", choice.zero_shot
+    call = call_of(generative)
+    label = call.name or NO_TOOL
+    if label not in choice.zero_shot:
+        return None  # a tool the engine did not consider (not offered, or shortlisted away)
+    local_tool = choice.name if choice.kind == "tool" else NO_TOOL if choice.kind == "no_tool" else None
+    if label_choice is not None and label_choice.name == label:
+        choice, local_tool = label_choice, label  # the arguments it would give the upstream's tool
+    return Exemplar(
+        task_type=task_type,
+        decision_id=decision_id,
+        encoder=encoder,
+        vector=vector,
+        label=label,
+        tools_key=tools_key(request),
+        zero_shot=zero_shot,
+        local_tool=local_tool,
+        args_status=_args_status(choice, local_tool, label, generative),
+        arguments=_arguments(call.arguments, request, choice.arguments) if label != NO_TOOL else None,
+    )
+
+
+def tools_key(request: ChatView) -> str:
+    names = sorted(t.name for t in request.tools)
+    return hashlib.sha256(json.dumps(names).encode()).hexdigest()[:16]
+
+
+def _args_status(choice: Choice, local_tool: str | None, label: str, generative: dict[str, Any]) -> str:
+    """agree | differ | absent (differs only by values the engine left out, which a learned
+    constant may supply) | missing (it would have abstained) | unknown | none (no tool)."""
+    if label == NO_TOOL:
+        return "none"
+    if local_tool != label:
+        return "unknown"
+    if (choice.abstain_reason or "").startswith(("missing_value", "invalid_arguments", "repeated_call")):
+        return "missing"  # the engine would not have served its arguments
+    if same_call(local_message(choice), generative):
+        return "agree"
+    wanted, given = call_of(generative).arguments, choice.arguments or {}  # agrees on all it filled?
+    if isinstance(wanted, dict) and set(given) <= set(wanted):
+        rest = {k: v for k, v in wanted.items() if k not in given}
+        if rest and same_call(_with_arguments(generative, {**given, **rest}), generative):
+            return "absent"
+    return "differ"
+
+
+def _with_arguments(message: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """A call of `message`'s tool with these arguments."""
+    name = call_of(message).name or ""
+    call = {"id": "x", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def _arguments(arguments: Any, request: ChatView, local: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not isinstance(arguments, dict):
+        return None
+    local = local or {}
+    conversation = " ".join(message_text(m) for m in request.messages).lower()
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        shown = value if isinstance(value, str) else json.dumps(value)
+        in_text = bool(shown) and shown.lower() in conversation
+        entry: dict[str, Any] = {"type": type(value).__name__, "in_text": in_text, "local": name in local}
+        if not in_text and _is_constant(value, conversation):
+            entry["value"] = value
+        out[name] = entry
+    return out
+
+
+def _is_constant(value: Any, conversation: str) -> bool:
+    """Kept only for scalars that share no word with the conversation: a value derived from what
+    the user said ("Los Angeles" → "Los Angeles, CA") is not the upstream's constant."""
+    if isinstance(value, bool | int | float):
+        return True
+    if not isinstance(value, str) or len(value) > MAX_CONSTANT_CHARS:
+        return False
+    words = [w for w in re.findall(r"\w+", value.lower()) if len(w) >= 3]
+    return not any(re.search(rf"\b{re.escape(w)}\b", conversation) for w in words)

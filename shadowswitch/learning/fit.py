@@ -1,0 +1,156 @@
+"""Judge an engine state on stored pairs, and fit its vote weight and threshold to a target.
+
+A pair is an exemplar: the upstream's choice (`label`), the engine's zero-shot probabilities
+for the same request, and whether the engine's arguments for the tool it filled agreed. A state
+(exemplars, weight, threshold) decides each pair again without running the models: the vote of its
+exemplars mixed into the zero-shot probabilities. The arguments of a tool the engine did not fill
+at the time are not known; they count at the task type's observed argument agreement (smoothed),
+so the figures are an estimate the canary's measured agreement later confirms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from shadowswitch.learning.memory import combine, learned_constants, vote
+
+NO_TOOL = "__no_tool__"
+WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
+GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: int
+    vector: np.ndarray[Any, Any]
+    label: str
+    zero_shot: dict[str, float]
+    local_tool: str | None
+    args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
+    arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
+
+    def fixed_by(self, constants: dict[str, dict[str, Any]]) -> bool:
+        """Status `absent`: do learned constants supply exactly the values the engine left out?"""
+        learned = constants.get(self.label, {})
+        left = {k: v for k, v in (self.arguments or {}).items() if not v.get("local")}
+        return bool(left) and all(k in learned and v.get("value") == learned[k] for k, v in left.items())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    confidence: float
+    margin: float
+    correct: float  # expected agreement of the answer, 0..1
+    blocked: bool  # a required value missing: never served, whatever the confidence
+
+
+@dataclass(frozen=True)
+class Fitted:
+    weight: float
+    min_confidence: float
+    agreement: float | None
+    coverage: float
+
+
+def args_rate(pairs: Sequence[Pair]) -> float:
+    """Argument agreement where the engine filled the upstream's tool (Jeffreys-smoothed: a
+    Laplace prior would hold a small task type below any high target for a long time)."""
+    agree = sum(p.args_status == "agree" for p in pairs)
+    differ = sum(p.args_status == "differ" for p in pairs)
+    return (agree + 0.5) / (agree + differ + 1)
+
+
+def decide(
+    pairs: Sequence[Pair],
+    memory: Sequence[Pair],
+    weight: float,
+    rate: float,
+    constants: dict[str, dict[str, Any]] | None = None,
+) -> list[Outcome]:
+    """Each pair decided by a state whose exemplars are `memory`; a pair never votes for itself
+    (with `memory` the pairs themselves, that is leave-one-out)."""
+    if memory and weight > 0:
+        sims = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
+        labels = np.array([m.label for m in memory], dtype=object)
+        same = np.array([p.id for p in pairs])[:, None] == np.array([m.id for m in memory])[None, :]
+        sims[same] = -1.0
+    out = []
+    for i, pair in enumerate(pairs):
+        probs = pair.zero_shot
+        if memory and weight > 0:
+            dist, strength = vote(sims[i], labels, list(probs))
+            probs = combine(probs, dist, weight * strength)
+        ranked = sorted(probs.values(), reverse=True)
+        chosen = max(probs, key=lambda c: probs[c])
+        margin = ranked[0] - (ranked[1] if len(ranked) > 1 else 0)
+        out.append(_outcome(pair, chosen, ranked[0], margin, rate, constants or {}))
+    return out
+
+
+def _outcome(
+    pair: Pair,
+    chosen: str,
+    confidence: float,
+    margin: float,
+    rate: float,
+    constants: dict[str, dict[str, Any]],
+) -> Outcome:
+    if chosen != pair.label:
+        return Outcome(confidence, margin, 0.0, False)
+    if chosen == NO_TOOL:
+        return Outcome(confidence, margin, 1.0, False)
+    if chosen == pair.local_tool and pair.args_status == "absent":
+        return Outcome(confidence, margin, float(pair.fixed_by(constants)), False)
+    if chosen == pair.local_tool and pair.args_status in ("agree", "differ", "missing"):
+        status = pair.args_status
+        return Outcome(confidence, margin, float(status == "agree"), status == "missing")
+    return Outcome(confidence, margin, rate, False)
+
+
+def served(outcomes: Sequence[Outcome], threshold: float, min_margin: float = 0.0) -> list[bool]:
+    return [not o.blocked and o.confidence >= threshold and o.margin >= min_margin for o in outcomes]
+
+
+def at(outcomes: Sequence[Outcome], threshold: float, min_margin: float = 0.0) -> dict[str, Any]:
+    """Agreement among the answers served at `threshold`, and the share served (coverage)."""
+    flags = served(outcomes, threshold, min_margin)
+    served_ = [o for o, f in zip(outcomes, flags, strict=True) if f]
+    n = len(outcomes)
+    agreement = sum(o.correct for o in served_) / len(served_) if served_ else None
+    return {
+        "threshold": threshold,
+        "served": len(served_),
+        "agreement": None if agreement is None else round(agreement, 4),
+        "coverage": round(len(served_) / n, 4) if n else 0.0,
+    }
+
+
+def curve(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
+    """Coverage against agreement over the threshold grid: what justifies the threshold."""
+    return [at(outcomes, t) for t in GRID]
+
+
+def fit(pairs: Sequence[Pair], target: float) -> Fitted:
+    """The weight and the loosest threshold whose agreement, each pair decided by all the others
+    (leave-one-out), meets `target`; among weights, the one serving most. None meets it: the
+    threshold 1.0 serves nothing but what the memory is certain of."""
+    rate = args_rate(pairs)
+    constants = learned_constants([(p.label, p.arguments) for p in pairs])
+    best: Fitted | None = None
+    for weight in WEIGHTS:
+        outcomes = decide(pairs, pairs, weight, rate, constants)
+        for threshold in GRID:
+            point = at(outcomes, threshold)
+            if point["agreement"] is not None and point["agreement"] >= target:
+                candidate = Fitted(weight, threshold, point["agreement"], point["coverage"])
+                if best is None or (candidate.coverage, candidate.agreement or 0) > (
+                    best.coverage,
+                    best.agreement or 0,
+                ):
+                    best = candidate
+                break
+    return best or Fitted(WEIGHTS[-1], 1.0, None, 0.0)

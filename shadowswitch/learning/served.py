@@ -1,0 +1,91 @@
+"""Every replica's copy of the served learned states, polled from the database.
+
+A promotion or a rollback by any replica or the CLI is seen within one poll (`POLL_S`); the
+exemplars are reloaded then, and every `RELOAD_S` anyway so that exclusions by negative feedback
+on another replica take effect too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+import anyio
+import numpy as np
+from sqlalchemy.exc import SQLAlchemyError
+
+from shadowswitch.learning.memory import Memory, learned_constants
+from shadowswitch.store.exemplars import ExemplarStore
+
+log = logging.getLogger(__name__)
+POLL_S = 1.0
+RELOAD_S = 30.0
+
+
+class ServedMemories:
+    def __init__(self, store: ExemplarStore):
+        self.store = store
+        self.memories: dict[str, Memory] = {}
+        self._loaded_at: dict[str, float] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def get(self, task_type: str) -> Memory | None:
+        return self.memories.get(task_type)
+
+    def invalidate(self, task_type: str) -> None:
+        self._loaded_at.pop(task_type, None)
+
+    def refresh(self) -> None:
+        """Load the states whose version changed (blocking: call from a worker thread)."""
+        versions = self.store.served_versions()
+        for task in set(self.memories) - set(versions):
+            del self.memories[task]  # rolled back to the prior
+        now = time.monotonic()
+        for task, version in versions.items():
+            held = self.memories.get(task)
+            stale = now - self._loaded_at.get(task, -RELOAD_S) >= RELOAD_S
+            if held is None or held.version != version or stale:
+                memory = self.load(task)
+                if memory is not None:
+                    self.memories[task] = memory
+                self._loaded_at[task] = now
+
+    def load(self, task: str) -> Memory | None:
+        state = self.store.served(task)
+        if state is None:
+            return None
+        rows = self.store.load(task, state.encoder, state.exemplar_max_id)
+        dim = len(rows[0].vector) // 4 if rows else 0
+        vectors = (
+            np.stack([np.frombuffer(r.vector, dtype=np.float32) for r in rows])
+            if rows
+            else np.zeros((0, dim))
+        )
+        return Memory(
+            version=state.version,
+            encoder=state.encoder,
+            vectors=vectors.astype(np.float32),
+            labels=np.array([r.label for r in rows], dtype=object),
+            weight=state.memory_weight,
+            min_confidence=state.min_confidence,
+            constants=learned_constants([(r.label, r.arguments) for r in rows]),
+        )
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await anyio.to_thread.run_sync(self.refresh)
+            except SQLAlchemyError:
+                log.exception("learning: could not read the served states; trying again")
+            await asyncio.sleep(POLL_S)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="learned-states")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task

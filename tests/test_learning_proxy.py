@@ -1,0 +1,205 @@
+"""Learning end to end: the real proxy with the real embedded models, a replay upstream answering
+as the agent's large model does, the openai SDK as client, the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from research.upstreams.replay import create_replay_upstream
+from tests.servers import running
+
+TOKEN = "learn-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def tool(name: str, description: str, priority: bool = False) -> dict[str, Any]:
+    properties: dict[str, Any] = {"order_id": {"type": "string", "description": "Order id like AB123456"}}
+    if priority:
+        properties["priority"] = {"type": "string", "enum": ["normal", "urgent"]}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": ["order_id"]},
+        },
+    }
+
+
+TOOLS = [
+    tool("lookup_order", "Look up the status of an order"),
+    tool("escalate_order", "Hand an order over to a human agent", priority=True),
+    tool("refund_order", "Refund an order"),
+]
+# The agent's own conventions, which the tools' descriptions do not tell: an angry customer is
+# escalated (always "urgent"), a question about an order is looked up, and refunds are refused in
+# text, never with the refund tool.
+KINDS = {
+    "escalate": [
+        "This is ridiculous, order {id} still has not arrived!",
+        "I am furious, where on earth is {id}?",
+        "Unacceptable. {id} was promised last week and nothing came.",
+        "I have waited forever for {id}, this is a disgrace!",
+        "Worst service ever, my order {id} is lost again!",
+        "Seriously?! {id} is late for the third time!",
+    ],
+    "lookup": [
+        "where is my order {id}",
+        "has {id} shipped yet?",
+        "can you check the status of {id}",
+        "when will order {id} arrive?",
+        "what is the delivery status for {id}",
+        "is {id} on its way?",
+    ],
+    "refuse": [
+        "please refund order {id}",
+        "I want my money back for {id}",
+        "can you refund {id} for me?",
+        "refund {id} now please",
+        "give me a refund on order {id}",
+        "I would like a refund for {id}",
+    ],
+}
+
+
+def expected(kind: str, order: str) -> dict[str, Any]:
+    if kind == "escalate":
+        return {"name": "escalate_order", "arguments": {"order_id": order, "priority": "urgent"}}
+    if kind == "lookup":
+        return {"name": "lookup_order", "arguments": {"order_id": order}}
+    return {"content": "I am sorry, refunds are handled by our shop directly."}
+
+
+def requests(templates: range, orders: range) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for n in orders:
+        for kind, texts in KINDS.items():
+            order = f"AB{100000 + n * 7919 % 900000:06d}"
+            out.append((texts[templates[n % len(templates)]].format(id=order), expected(kind, order)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def replay() -> Iterator[str]:
+    with running(create_replay_upstream(), ready_path="/v1/models") as url:
+        yield url
+
+
+def policy(replay: str) -> dict[str, Any]:
+    return {
+        "task_type": "support",
+        "upstream": {"model": "openai/replay", "api_base": replay + "/v1", "timeout_s": 10},
+        "rollout": {"mode": "shadow"},
+        "engine": {"scorer": "embedding", "target_agreement": 0.9, "learn": True},
+    }
+
+
+def cli(db_url: str, policies: Path, *args: str) -> dict[str, Any]:
+    env = {**os.environ, "SHADOWSWITCH_DB_URL": db_url}
+    run = subprocess.run(
+        [sys.executable, "-m", "shadowswitch.cli", "learn", *args, "--policies", str(policies), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    result: dict[str, Any] = json.loads(run.stdout)
+    return result
+
+
+def ask(client: openai.OpenAI, text: str) -> str:
+    raw = client.chat.completions.with_raw_response.create(
+        model="support-agent",
+        messages=[{"role": "user", "content": text}],
+        tools=TOOLS,  # type: ignore[arg-type]
+        extra_headers={"X-Shadowswitch-Task": "support"},
+    )
+    return raw.headers["x-shadowswitch-decision-id"]
+
+
+def wait_for(check: Any, timeout_s: float = 180) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError("timed out")
+
+
+def has_pairs(learning: Any, n: int) -> bool:
+    return bool(learning()["pairs"] == n)
+
+
+def agrees(decision: dict[str, Any], want: dict[str, Any]) -> bool:
+    if decision["abstain_reason"]:
+        return False
+    if "content" in want:
+        return bool(decision["chosen"] == "__no_tool__")
+    return bool(decision["chosen"] == want["name"] and decision["arguments"] == want["arguments"])
+
+
+def test_shadow_pairs_teach_the_local_choice(
+    proxy: Any, local_engine: Any, replay: str, db_url: str, tmp_path: Path
+) -> None:
+    train = requests(range(0, 4), range(16))  # 48 pairs, four phrasings of each kind
+    test = requests(range(0, 4), range(101, 104))  # requests like them: the same phrasings, other orders
+    httpx.post(replay + "/answers", json={text: answer for text, answer in train + test}).raise_for_status()
+    url = proxy(policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0)
+    client = openai.OpenAI(base_url=url + "/v1", api_key="x")
+
+    def learning() -> dict[str, Any]:
+        body: dict[str, Any] = httpx.get(f"{url}/v1/shadowswitch/learning/support", headers=AUTH).json()
+        return body
+
+    ids: list[str] = []
+    for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
+        ids += [ask(client, text) for text, _ in train[start : start + 8]]
+        wait_for(partial(has_pairs, learning, len(ids)))
+    before = learning()
+    assert before["served_version"] == 0 and before["thresholds"]["source"] == "policy"
+    assert (before["recent"]["agreement"] or 0) * before["recent"]["coverage"] < 0.5
+
+    policies = tmp_path / "policies0"
+    assert cli(db_url, policies, "support", "--dry-run")["status"] == "judged"
+    learned = cli(db_url, policies, "support")
+    assert learned["status"] == "promoted", learned
+    audit = httpx.get(f"{url}/v1/shadowswitch/audit?task=support", headers=AUTH).json()
+    assert audit[0]["kind"] == "learn_promote" and "evaluation" in json.loads(audit[0]["reason"])
+
+    change = {"mode": "canary", "percent": 100}
+    httpx.put(f"{url}/v1/shadowswitch/rollouts/support", json=change, headers=AUTH).raise_for_status()
+    wait_for(lambda: learning()["served_version"] == 1)
+    time.sleep(1.5)  # every replica's copy is refreshed within a poll
+    decisions = []
+    for text, want in test:
+        decision = httpx.get(f"{url}/v1/shadowswitch/decisions/{ask(client, text)}", headers=AUTH).json()
+        decisions.append((decision, want))
+    agreed = [agrees(d, w) for d, w in decisions]
+    assert sum(agreed) >= len(test) - 2, decisions
+    refused = [d for d, w in decisions if "content" in w]
+    assert any(d["chosen"] == "__no_tool__" for d in refused)  # no-tool exemplars: no refund tool
+    escalated = [d for d, w in decisions if w.get("name") == "escalate_order" and agrees(d, w)]
+    assert escalated and escalated[0]["argument_sources"]["priority"]["source"] == "learned"
+
+    after = learning()
+    assert after["served_version"] == 1 and after["curve"]
+    feedback = {"decision_id": ids[0], "success": False, "reason": "wrong order"}
+    httpx.post(f"{url}/v1/shadowswitch/feedback", json=feedback).raise_for_status()
+    assert learning()["excluded"] == 1
+
+    assert cli(db_url, policies, "rollback", "support")["served_version"] == 0
+    wait_for(lambda: learning()["served_version"] == 0)
