@@ -49,7 +49,7 @@ def test_db_prune_uses_the_retention_setting(db_url: str, monkeypatch: pytest.Mo
     store.write([_Insert(old), _Insert(new)])
     monkeypatch.setenv("SHADOWSWITCH_RETENTION", "7d")
     result = CliRunner().invoke(cli, ["db", "prune", "--db", db_url])
-    assert result.exit_code == 0 and "deleted 1 decisions older than 7d" in result.output
+    assert result.exit_code == 0 and "deleted 1 decisions and 0 exemplars older than 7d" in result.output
     assert store.get("d0") is None and store.get("d1") is not None
 
 
