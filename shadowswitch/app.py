@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 
 from shadowswitch.api import admin, chat, dashboard, health, report
 from shadowswitch.api.deps import AppState
+from shadowswitch.api.limits import BodyLimit
 from shadowswitch.durations import parse_since
 from shadowswitch.engines.base import LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
@@ -30,6 +31,7 @@ from shadowswitch.offline import stay_offline
 from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
+from shadowswitch.redact import load_redactor
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.breaker import BreakerStore
@@ -62,12 +64,13 @@ def create_app(
     live.on_change = outcomes.report  # re-probes happen in the refresh loop
     pipeline = Pipeline(
         policies,
-        generative or LiteLLMEngine(),
+        generative or LiteLLMEngine(retries=settings.upstream_retries),
         recorder,
         live,
         outcomes=outcomes,
         metrics=metrics,
         prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
+        redact=load_redactor(settings.redact),
     )
     state = AppState(
         settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics
@@ -98,6 +101,7 @@ def create_app(
     for module in (chat, admin, report, health, dashboard):
         app.include_router(module.router)
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
     return app
 

@@ -20,10 +20,11 @@ from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local
 from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
-from shadowswitch.errors import ShadowswitchError, UpstreamError
+from shadowswitch.errors import ShadowswitchError, UnsupportedRequest, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
+from shadowswitch.redact import Redactor, default_redactor, redact_strings, safe_text
 from shadowswitch.request import ChatView
 from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollout import sticky_key as make_sticky_key
@@ -99,6 +100,7 @@ class Pipeline:
         outcomes: OutcomeSink | None = None,
         metrics: Metrics | None = None,
         prompt_cap: int | None = None,
+        redact: Redactor = default_redactor,
     ):
         self.policies = policies
         self.generative = generative
@@ -108,6 +110,7 @@ class Pipeline:
         self.outcomes = outcomes
         self.metrics = metrics
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
+        self.redact = redact  # applied to stored prompts
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
         self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
@@ -144,7 +147,7 @@ class Pipeline:
             model=request.model,
         )
         if self.prompt_cap is not None:
-            decision.prompt = stored_prompt(request, self.prompt_cap)
+            decision.prompt = stored_prompt(request, self.prompt_cap, self.redact)
         upstream = policy.upstream if policy else self.policies.defaults.upstream
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, key, decision)
 
@@ -155,9 +158,13 @@ class Pipeline:
         assert self.local is not None
         try:
             choice = await self.local.decide(ctx.request, policy)
-        except Exception as exc:
+        except UnsupportedRequest as exc:  # the request's fault, not the engine's: an abstention
+            ctx.decision.abstain_reason = f"unsupported: {exc.message}"
+            await self._fall_back(ctx, policy, "abstain")
+            return None
+        except Exception as exc:  # a crash or MemoryError on this request: serve it generatively
             log.exception("local engine failed on task %s", ctx.task_type)
-            ctx.decision.error = f"local engine error: {exc}"
+            ctx.decision.error = f"local engine error: {type(exc).__name__}: {safe_text(str(exc))}"
             await self._fall_back(ctx, policy, "error")
             return None
         apply_choice(ctx.decision, choice)
@@ -240,13 +247,15 @@ class Pipeline:
                 joined.add(chunk)
                 yield wire.sse(chunk)
             yield wire.sse("[DONE]")
-        except UpstreamError as exc:
+        except UpstreamError as exc:  # past the first byte the status is sent: say it in-stream
             ctx.decision.error = exc.message
             ctx.decision.status_code = exc.status_code
             yield wire.sse(exc.body())
         finally:
             message = joined.message()
             apply_verdict(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
+            if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
+                ctx.decision.valid = False
             if joined.usage:
                 ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
                 ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
@@ -367,9 +376,10 @@ class Pipeline:
             self.metrics.observe(ctx.decision)
 
 
-def stored_prompt(request: ChatView, cap: int) -> str:
-    """The request's messages as JSON, cut to `cap` bytes (at a character boundary)."""
-    text = json.dumps(list(request.messages), ensure_ascii=False)
+def stored_prompt(request: ChatView, cap: int, redact: Redactor = default_redactor) -> str:
+    """The request's messages as JSON, every string redacted, then cut to `cap` bytes (at a
+    character boundary; redacting first, so a cut never leaves half a card number unmasked)."""
+    text = json.dumps(redact_strings(list(request.messages), redact), ensure_ascii=False)
     return text.encode()[:cap].decode("utf-8", "ignore")
 
 

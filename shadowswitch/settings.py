@@ -27,7 +27,9 @@ class Settings(BaseSettings):
     admin_token_name: str = "admin"
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=1, le=65535)
-    max_body_bytes: int = 4 * 1024 * 1024
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1)  # larger request bodies → 413
+    max_json_depth: int = Field(default=64, ge=2)  # deeper nesting in a request body → 400
+    upstream_retries: int = Field(default=2, ge=0, le=5)  # unreachable or 500/502/503, before a byte
     rollout_refresh_s: float = 0.5  # every server sees a rollout change within this + one query
     load_models: bool = True  # False: serve generative only (no local engine)
     model_cache: Path | None = None
@@ -35,6 +37,7 @@ class Settings(BaseSettings):
     retention: str = "30d"  # decisions older than this are pruned (`db prune`, and hourly by `serve`)
     store_prompts: bool = False  # keep each request's messages on its decision (never needed to compare)
     prompt_cap_bytes: int = Field(default=16 * 1024, ge=0)  # ... cut to this many bytes
+    redact: str = "default"  # ... after this: default (emails, phones, cards) | none | module:function
     # The local engine's optional tables, comma-separated ("places,currencies"; "" for none).
     knowledge: Annotated[tuple[str, ...], NoDecode] = ("places", "currencies")
 
@@ -42,6 +45,14 @@ class Settings(BaseSettings):
     @classmethod
     def _readable(cls, value: str) -> str:
         parse_since(value)  # ValueError names the accepted forms
+        return value
+
+    @field_validator("redact")
+    @classmethod
+    def _loadable(cls, value: str) -> str:
+        from shadowswitch.redact import load_redactor
+
+        load_redactor(value)  # ValueError says what is wrong, at start rather than on a request
         return value
 
     @field_validator("knowledge", mode="before")
