@@ -39,6 +39,7 @@ class FaultyUpstream:
     def __init__(self) -> None:
         self.hits: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []  # the Authorization headers received
         self._flaky: Counter[str] = Counter()
         self._open: set[asyncio.Task[Any]] = set()  # connections being answered (or hung)
         self._loop = asyncio.new_event_loop()
@@ -95,6 +96,7 @@ class FaultyUpstream:
         model = str(body.get("model", ""))
         self.hits[model] += 1
         self.bodies.append(body)
+        self.authorizations.append(headers.get("authorization", ""))
         if "hang" in model:
             await asyncio.sleep(3600)
         if "reset" in model:
