@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 RETRY_STATUSES = {500, 502, 503}  # answers that say "try again"; 504 already spent the wait
 MAX_WAIT_S = 2.0  # a longer Retry-After is the agent's to honour, not ours to sit out
+# Failures of the connection itself (builtin, httpx, aiohttp): the request may not have arrived.
+NETWORK_ERRORS = {"ConnectionError", "NetworkError", "RemoteProtocolError", "ClientConnectionError"}
 LITELLM_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception|Timeout)\s*[:-]\s*)+")
 
 # Parameters that shadowswitch or LiteLLM own; everything else goes to the upstream as sent.
@@ -149,8 +151,12 @@ class LiteLLMEngine:
         status = getattr(exc, "status_code", None)
         if names & {"Timeout", "APITimeoutError", "TimeoutError", "TimeoutException"}:
             return UpstreamTimeout(f"upstream timed out: {text}")
-        if "APIConnectionError" in names:
+        if names & NETWORK_ERRORS:
             return UpstreamError(f"upstream unreachable: {text}", code="upstream_unreachable", retryable=True)
+        if "APIConnectionError" in names:  # LiteLLM could not even build the upstream request
+            return UpstreamError(
+                f"the request cannot be sent upstream: {text}", status_code=400, code="invalid_request"
+            )
         if status == 429:
             return UpstreamRateLimited(f"upstream rate limit: {text}", _retry_after(exc))
         if isinstance(status, int) and 400 <= status < 500 and status != 408:
