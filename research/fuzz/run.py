@@ -135,7 +135,9 @@ def fuzz_policies(examples: int) -> Report:
     return report
 
 
-def fuzz_tool_schemas(base_url: str, task: str, examples: int) -> Report:
+def fuzz_tool_schemas(
+    base_url: str, task: str, examples: int, headers: dict[str, str] | None = None
+) -> Report:
     """Odd tool schemas to a task type served locally: the proxy answers 200 (or refuses the
     request with a 4xx) and the local engine answers or abstains, never fails with an error."""
     report = Report("tool_schemas")
@@ -154,7 +156,12 @@ def fuzz_tool_schemas(base_url: str, task: str, examples: int) -> Report:
             return
         decision_id = response.headers.get("x-shadowswitch-decision-id")
         if response.status_code == 200 and decision_id:
-            record = httpx.get(f"{base_url}/v1/shadowswitch/decisions/{decision_id}", timeout=30).json()
+            found = httpx.get(
+                f"{base_url}/v1/shadowswitch/decisions/{decision_id}", headers=headers, timeout=30
+            )
+            record = (
+                found.json() if found.status_code == 200 else {"error": f"decision: HTTP {found.status_code}"}
+            )
             if record.get("error"):
                 report.fail(path=record.get("path"), error=record["error"][:300], tools=offered)
 

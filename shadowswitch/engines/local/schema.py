@@ -43,7 +43,7 @@ def normalise(schema: Any) -> dict[str, Any]:
             out[key] = [v for v in value if isinstance(v, str)]
         elif key not in ("optional",):
             out[key] = value
-    if isinstance(out.get("properties"), dict) and "required" in out:
+    if isinstance(out.get("properties"), dict) and isinstance(out.get("required"), list):
         out["required"] = [r for r in out["required"] if r in out["properties"]]
     return out
 
