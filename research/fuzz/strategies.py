@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 NAMES = st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12)
 TEXT = st.text(max_size=40)
-SCALARS = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False) | TEXT
+SCALARS = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False) | TEXT
 JSON = st.recursive(
     SCALARS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(NAMES, inner, max_size=4),
