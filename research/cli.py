@@ -232,6 +232,23 @@ def e2e(
     run_e2e(config)
 
 
+@bench_app.command("fuzz")
+def fuzz(
+    cases: Annotated[int, typer.Option(help="Chat bodies per kind (valid, invalid); policy sets")] = 500,
+    tool_cases: Annotated[int, typer.Option(help="Tool-schema requests to the local engine (0: skip)")] = 100,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/fuzz.json"),
+) -> None:
+    """Property-based fuzz of a real `shadowswitch serve`: the API from its OpenAPI schema,
+    odd tool schemas through the local engine, and mangled policy files. Exit 1 on any failure."""
+    _offline_and_stoppable()
+    from research.fuzz.bench import run_fuzz
+
+    results = run_fuzz(cases, tool_cases, out)
+    total = results["total"]
+    typer.echo(f"{total['cases']} cases, {total['failures']} failures → {out}")
+    raise typer.Exit(1 if total["failures"] else 0)
+
+
 if __name__ == "__main__":
     bench_app()
 

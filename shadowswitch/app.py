@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException
 from shadowswitch.api import admin, chat, dashboard, health, report
 from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
+from shadowswitch.api.limits import BodyLimit
 from shadowswitch.durations import parse_since
 from shadowswitch.engines.base import LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
@@ -36,6 +37,7 @@ from shadowswitch.offline import stay_offline
 from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
+from shadowswitch.redact import load_redactor
 from shadowswitch.reload import PolicyReloader
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
@@ -94,13 +96,14 @@ def create_app(
     live.before_refresh = outcomes.replay  # breaker events held during an outage go first
     pipeline = Pipeline(
         policies,
-        generative or LiteLLMEngine(),
+        generative or LiteLLMEngine(retries=settings.upstream_retries),
         recorder,
         live,
         outcomes=outcomes,
         metrics=metrics,
         prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
         learning=learning,
+        redact=load_redactor(settings.redact),
     )
     reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)
     state = AppState(
@@ -141,6 +144,7 @@ def create_app(
     for module in (chat, admin, report, health, dashboard, learning_api):
         app.include_router(module.router)
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
     return app
 

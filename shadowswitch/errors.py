@@ -62,14 +62,26 @@ class NotFound(ShadowswitchError):
 
 
 class UpstreamError(ShadowswitchError):
-    """The generative upstream failed; `status_code` is 502, 504 or the upstream's own 4xx."""
+    """The generative upstream failed; `status_code` is 502, 504 or the upstream's own 4xx.
+
+    `retryable`: trying again may help and cannot do harm (the upstream was unreachable,
+    or answered 500/502/503); the generative engine retries those a bounded number of times.
+    """
 
     status_code = 502
     error_type = "upstream_error"
 
-    def __init__(self, message: str, *, status_code: int = 502, code: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int = 502,
+        code: str | None = "upstream_error",
+        retryable: bool = False,
+    ):
         super().__init__(message, code=code)
         self.status_code = status_code
+        self.retryable = retryable
 
 
 class UpstreamTimeout(UpstreamError):
@@ -84,6 +96,18 @@ class ServiceUnavailable(ShadowswitchError):
     error_type = "server_error"
 
 
+class UpstreamRateLimited(UpstreamError):
+    """The upstream answered 429: passed to the agent with its `Retry-After`, never retried here
+    (the agent's own client retries, and retrying here too would multiply the load)."""
+
+    error_type = "rate_limit_error"
+
+    def __init__(self, message: str, retry_after: str | None):
+        super().__init__(message, status_code=429, code="rate_limit_exceeded")
+        if retry_after:
+            self.headers["Retry-After"] = retry_after
+
+
 class PolicyError(ShadowswitchError):
     """A policy file is invalid; `problems` are `file:line: field: message` lines."""
 
@@ -94,3 +118,8 @@ class PolicyError(ShadowswitchError):
 
 class EngineError(ShadowswitchError):
     """The local engine failed on a request (counted by the breaker)."""
+
+
+class UnsupportedRequest(EngineError):
+    """The local engine cannot handle this request (a tool schema it cannot read, say): the
+    request goes generative as an abstention with this reason, not as an engine failure."""

@@ -21,11 +21,12 @@ from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
-from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UpstreamError
+from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
 from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
+from shadowswitch.redact import Redactor, default_redactor, redact_strings, safe_text
 from shadowswitch.request import ChatView
 from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollout import sticky_key as make_sticky_key
@@ -105,6 +106,7 @@ class Pipeline:
         metrics: Metrics | None = None,
         prompt_cap: int | None = None,
         learning: Learning | None = None,
+        redact: Redactor = default_redactor,
     ):
         self.policies = policies
         self.generative = generative
@@ -115,6 +117,7 @@ class Pipeline:
         self.metrics = metrics
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self.learning = learning  # exemplars from generative answers, learned states to decide with
+        self.redact = redact  # applied to stored prompts
         self._background: set[asyncio.Task[None]] = set()
         self._comparisons: set[asyncio.Task[None]] = set()
         self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
@@ -161,7 +164,7 @@ class Pipeline:
             model=request.model,
         )
         if self.prompt_cap is not None:
-            decision.prompt = stored_prompt(request, self.prompt_cap)
+            decision.prompt = stored_prompt(request, self.prompt_cap, self.redact)
         upstream = policy.upstream if policy else self.policies.defaults.upstream
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, key, decision)
 
@@ -177,9 +180,13 @@ class Pipeline:
         """Serve from the local engine, or return None to fall back to the generative path."""
         try:
             choice = await self._decide(ctx.request, policy)
-        except Exception as exc:
+        except UnsupportedRequest as exc:  # the request's fault, not the engine's: an abstention
+            ctx.decision.abstain_reason = f"unsupported: {exc.message}"
+            await self._fall_back(ctx, policy, "abstain")
+            return None
+        except Exception as exc:  # a crash or MemoryError on this request: serve it generatively
             log.exception("local engine failed on task %s", ctx.task_type)
-            ctx.decision.error = f"local engine error: {exc}"
+            ctx.decision.error = f"local engine error: {type(exc).__name__}: {safe_text(str(exc))}"
             await self._fall_back(ctx, policy, "error")
             return None
         apply_choice(ctx.decision, choice)
@@ -264,13 +271,15 @@ class Pipeline:
                 joined.add(chunk)
                 yield wire.sse(chunk)
             yield wire.sse("[DONE]")
-        except UpstreamError as exc:
+        except UpstreamError as exc:  # past the first byte the status is sent: say it in-stream
             ctx.decision.error = exc.message
             ctx.decision.status_code = exc.status_code
             yield wire.sse(exc.body())
         finally:
             message = joined.message()
             apply_verdict(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
+            if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
+                ctx.decision.valid = False
             if joined.usage:
                 ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
                 ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
@@ -428,9 +437,10 @@ class Pipeline:
             self.metrics.observe(ctx.decision)
 
 
-def stored_prompt(request: ChatView, cap: int) -> str:
-    """The request's messages as JSON, cut to `cap` bytes (at a character boundary)."""
-    text = json.dumps(list(request.messages), ensure_ascii=False)
+def stored_prompt(request: ChatView, cap: int, redact: Redactor = default_redactor) -> str:
+    """The request's messages as JSON, every string redacted, then cut to `cap` bytes (at a
+    character boundary; redacting first, so a cut never leaves half a card number unmasked)."""
+    text = json.dumps(redact_strings(list(request.messages), redact), ensure_ascii=False)
     return text.encode()[:cap].decode("utf-8", "ignore")
 
 

@@ -27,7 +27,9 @@ class Settings(BaseSettings):
     admin_token_name: str = "admin"
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=1, le=65535)
-    max_body_bytes: int = 4 * 1024 * 1024
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1)  # larger request bodies → 413
+    max_json_depth: int = Field(default=64, ge=2)  # deeper nesting in a request body → 400
+    upstream_retries: int = Field(default=2, ge=0, le=5)  # unreachable or 500/502/503, before a byte
     # SIGTERM: in-flight requests, then background comparisons, may take this long each to finish
     shutdown_timeout_s: float = Field(default=30.0, gt=0)
     url: str | None = None  # where `shadowswitch policy reload` finds a running server
@@ -44,6 +46,7 @@ class Settings(BaseSettings):
     retention: str = "30d"  # decisions older than this are pruned (`db prune`, and hourly by `serve`)
     store_prompts: bool = False  # keep each request's messages on its decision (never needed to compare)
     prompt_cap_bytes: int = Field(default=16 * 1024, ge=0)  # ... cut to this many bytes
+    redact: str = "default"  # ... after this: default (emails, phones, cards) | none | module:function
     learn_interval_s: float = Field(default=300.0, ge=0)  # background learning rounds (0: only the CLI)
     max_exemplars: int = Field(default=10_000, ge=100)  # per task type; the oldest are evicted
     # The local engine's optional tables, comma-separated ("places,currencies"; "" for none).
@@ -53,6 +56,14 @@ class Settings(BaseSettings):
     @classmethod
     def _readable(cls, value: str) -> str:
         parse_since(value)  # ValueError names the accepted forms
+        return value
+
+    @field_validator("redact")
+    @classmethod
+    def _loadable(cls, value: str) -> str:
+        from shadowswitch.redact import load_redactor
+
+        load_redactor(value)  # ValueError says what is wrong, at start rather than on a request
         return value
 
     @field_validator("knowledge", mode="before")

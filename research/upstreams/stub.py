@@ -66,6 +66,8 @@ class StubUpstream:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 stub._count()
+                if isinstance(body, dict) and body.get("stream") is True:
+                    return self._stream(completion_body(str(body.get("model", "stub"))))
                 self._send(completion_body(str(body.get("model", "stub"))))
 
             def do_GET(self) -> None:
@@ -75,6 +77,18 @@ class StubUpstream:
                 data = json.dumps(payload).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, payload: dict[str, Any]) -> None:
+                """The same answer as one chunk of server-sent events (the fuzz asks for streams)."""
+                choice = payload["choices"][0]
+                delta = {"index": 0, "delta": choice["message"], "finish_reason": "stop"}
+                chunk = {**payload, "object": "chat.completion.chunk", "choices": [delta]}
+                data = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

@@ -8,19 +8,21 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from shadowswitch.api.deps import AppState, StateDep
-from shadowswitch.api.schemas import parse_json
+from shadowswitch.api.schemas import ChatRequest, check_chat, openapi_body, parse_json, validated
 from shadowswitch.pipeline import Incoming, Reply
 from shadowswitch.request import ChatView
 
 router = APIRouter()
 
 
-@router.post("/v1/chat/completions")
+@router.post("/v1/chat/completions", openapi_extra={"requestBody": openapi_body(ChatRequest)})
 async def chat_completions(request: Request, state: StateDep) -> Response:
-    raw = await request.body()
-    data = parse_json(raw, state.settings.max_body_bytes)
+    settings = state.settings
+    data = parse_json(await request.body(), settings.max_body_bytes, settings.max_json_depth)
+    body = validated(ChatRequest, data)
+    check_chat(body)
     incoming = Incoming(
-        request=ChatView.parse(data),  # one typed view for every step; the body is forwarded as sent
+        request=ChatView.of(body, data),  # one typed view for every step; the body is forwarded as sent
         task_header=request.headers.get("x-shadowswitch-task"),
         session=request.headers.get("x-shadowswitch-session"),
     )

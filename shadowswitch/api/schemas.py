@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 from shadowswitch.errors import BadRequest, PayloadTooLarge, Unprocessable
 
 M = TypeVar("M", bound=BaseModel)
+MAX_TOOLS = 128  # OpenAI's own limit on `tools`
 
 
 class Message(BaseModel):
@@ -37,14 +38,59 @@ class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: str | None = None
     messages: list[Message] = Field(min_length=1)
-    tools: list[Tool] | None = None
+    tools: list[Tool] | None = Field(default=None, max_length=MAX_TOOLS)
     tool_choice: str | dict[str, Any] | None = None
-    functions: list[Function] | None = None  # the legacy spelling of `tools`
+    functions: list[Function] | None = Field(default=None, max_length=MAX_TOOLS)  # legacy `tools`
     function_call: str | dict[str, Any] | None = None  # ... and of `tool_choice`
     response_format: dict[str, Any] | None = None
     stream: StrictBool | None = None
     user: str | None = None
     metadata: dict[str, Any] | None = None
+
+
+def openapi_body(model: type[BaseModel]) -> dict[str, Any]:
+    """An OpenAPI `requestBody` of `model`'s JSON schema, its `$defs` inlined: for the routes that
+    read their body themselves (size limit, our error shape) so that the schema still says it."""
+    schema = model.model_json_schema()
+    defs = schema.pop("$defs", {})
+
+    def inline(value: Any) -> Any:
+        if isinstance(value, dict):
+            if isinstance(value.get("$ref"), str):
+                return inline(defs[value["$ref"].rsplit("/", 1)[-1]])
+            return {k: inline(v) for k, v in value.items()}
+        return [inline(v) for v in value] if isinstance(value, list) else value
+
+    return {"required": True, "content": {"application/json": {"schema": inline(schema)}}}
+
+
+def check_chat(request: ChatRequest) -> None:
+    """What field types cannot say, refused with 400 as OpenAI refuses it: a function name offered
+    twice, and a tool result that answers no tool call made earlier in the conversation."""
+    field = "tools" if request.tools else "functions"
+    names = [t.function.name for t in request.tools or []] or [f.name for f in request.functions or []]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            param = f"{field}.{index}.function.name" if field == "tools" else f"{field}.{index}.name"
+            raise BadRequest(f"{param}: the function name {name!r} is offered twice", param=param)
+    calls: set[str] = set()
+    for index, message in enumerate(request.messages):
+        extra = message.model_extra or {}
+        if message.role == "assistant" and extra.get("tool_calls") is not None:
+            tool_calls = extra["tool_calls"]
+            if not isinstance(tool_calls, list) or not all(isinstance(c, dict) for c in tool_calls):
+                param = f"messages.{index}.tool_calls"
+                raise BadRequest(f"{param}: expected a list of tool call objects", param=param)
+            calls.update(c["id"] for c in tool_calls if isinstance(c.get("id"), str))
+        elif message.role == "tool":
+            param = f"messages.{index}.tool_call_id"
+            call_id = extra.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise BadRequest(f"{param}: a tool message needs the id of the call it answers", param=param)
+            if call_id not in calls:
+                raise BadRequest(
+                    f"{param}: {call_id!r} answers no tool call of an earlier assistant message", param=param
+                )
 
 
 class FeedbackRequest(BaseModel):
@@ -67,13 +113,49 @@ class RampAction(BaseModel):
     reason: str | None = Field(default=None, max_length=2000)
 
 
-def parse_json(raw: bytes, limit: int) -> Any:
+def parse_json(raw: bytes, limit: int, max_depth: int = 64) -> Any:
+    """A request body as JSON: 413 over `limit` bytes; 400 when empty, not UTF-8 JSON (NaN and
+    Infinity are not JSON), nested deeper than `max_depth`, or holding unpaired surrogates."""
     if len(raw) > limit:
         raise PayloadTooLarge(f"request body is {len(raw)} bytes; the limit is {limit}")
+    if not raw.strip():
+        raise BadRequest("request body is empty; expected a JSON object")
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadRequest(f"request body is nested deeper than {max_depth} levels") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, over-long integers
         raise BadRequest(f"request body is not valid JSON: {exc}") from None
+    _check_tree(data, max_depth)
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _check_tree(data: Any, max_depth: int) -> None:
+    """Depth and text of every value, iteratively (a recursive walk would itself overflow)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(value)
+        elif isinstance(value, dict | list):
+            if depth > max_depth:
+                raise BadRequest(f"request body is nested deeper than {max_depth} levels")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str):
+                    _check_text(key)
+                stack.append((item, depth + 1))
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest("request body holds an unpaired UTF-16 surrogate (\\ud800-\\udfff)") from None
 
 
 def validated(model: type[M], data: Any) -> M:

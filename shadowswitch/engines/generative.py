@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import logging
 import os
-from collections.abc import AsyncIterator
-from typing import Any
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
+from typing import Any, TypeVar
 
-from shadowswitch.errors import UpstreamError, UpstreamTimeout
+from shadowswitch.errors import UpstreamError, UpstreamRateLimited, UpstreamTimeout
 from shadowswitch.policy.models import Upstream
+from shadowswitch.redact import safe_text
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+RETRY_STATUSES = {500, 502, 503}  # answers that say "try again"; 504 already spent the wait
+MAX_WAIT_S = 2.0  # a longer Retry-After is the agent's to honour, not ours to sit out
+# Failures of the connection itself (builtin, httpx, aiohttp): the request may not have arrived.
+NETWORK_ERRORS = {"ConnectionError", "NetworkError", "RemoteProtocolError", "ClientConnectionError"}
+LITELLM_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception|Timeout)\s*[:-]\s*)+")
 
 # Parameters that shadowswitch or LiteLLM own; everything else goes to the upstream as sent.
 _OWN = {"model", "messages", "stream", "metadata", "api_base", "api_key", "base_url", "timeout"}
@@ -25,11 +40,14 @@ def _litellm() -> Any:
 
 
 class LiteLLMEngine:
-    """GenerativeEngine over `litellm.acompletion`; upstream errors become UpstreamError."""
+    """GenerativeEngine over `litellm.acompletion`; upstream errors become UpstreamError, and the
+    ones that may pass are retried a bounded number of times."""
 
-    def __init__(self) -> None:
+    def __init__(self, retries: int = 2, backoff_s: float = 0.25) -> None:
         self._litellm = _litellm()
         self._clients: dict[tuple[Any, ...], Any] = {}
+        self.retries = retries  # ours, the only retry layer: LiteLLM's and the SDK's are off
+        self.backoff_s = backoff_s
 
     async def warm_up(self) -> None:
         """LiteLLM imports much on its first call (over a second): pay that at start, not on a request."""
@@ -55,6 +73,8 @@ class LiteLLMEngine:
             model=self.upstream_model(request, upstream),
             messages=request["messages"],
             timeout=upstream.timeout_s,
+            # Retries happen in `_retrying` alone, which knows whether a byte was streamed:
+            # LiteLLM's own (num_retries) and the OpenAI SDK's (max_retries) would stack on it.
             num_retries=0,
             max_retries=0,
         )
@@ -93,46 +113,134 @@ class LiteLLMEngine:
 
     async def complete(self, request: dict[str, Any], upstream: Upstream) -> dict[str, Any]:
         kwargs = self._kwargs(request, upstream)
-        try:
-            response = await self._litellm.acompletion(**kwargs)
-        except Exception as exc:
-            raise self.convert(exc) from exc
-        return dict(response.model_dump())
+        response = await self._retrying(lambda: self._litellm.acompletion(**kwargs), kwargs)
+        body = dict(response.model_dump())
+        if not body.get("choices"):
+            raise UpstreamError("upstream answered without 'choices'", code="upstream_malformed")
+        return body
 
     async def open_stream(self, request: dict[str, Any], upstream: Upstream) -> AsyncIterator[dict[str, Any]]:
-        """Start a stream; connection errors raise here, before any byte reaches the client."""
+        """Start a stream: failures up to its first chunk raise here, before any byte reaches the
+        client, and only they are retried."""
         kwargs = self._kwargs(request, upstream)
-        try:
+
+        async def start() -> tuple[Any, AsyncIterator[Any]]:
             stream = await self._litellm.acompletion(stream=True, **kwargs)
             iterator = stream.__aiter__()
-            first = await iterator.__anext__()
-        except StopAsyncIteration:
-            return _chunks(None, None, self)
-        except Exception as exc:
-            raise self.convert(exc) from exc
-        return _chunks(first, iterator, self)
+            try:
+                return await iterator.__anext__(), iterator
+            except StopAsyncIteration:
+                return None, iterator
 
-    def convert(self, exc: Exception) -> UpstreamError:
+        first, rest = await self._retrying(start, kwargs)
+        return _chunks(first, rest, partial(self.convert, secret=kwargs.get("api_key")))
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]], kwargs: dict[str, Any]) -> T:
+        """`attempt()`, tried again after a failure that may pass (unreachable, 500/502/503), at most
+        `retries` more times, with a growing wait, and never beyond the upstream's timeout."""
+        started = time.monotonic()
+        for tries in itertools.count(1):
+            try:
+                return await attempt()
+            except Exception as exc:
+                error = self.convert(exc, secret=kwargs.get("api_key"))
+                wait = self.backoff_s * 2 ** (tries - 1) * random.uniform(0.5, 1.5)
+                wait = max(wait, _retry_after_s(exc) or 0.0)
+                if (
+                    not error.retryable
+                    or tries > self.retries
+                    or wait > MAX_WAIT_S
+                    or time.monotonic() - started + wait > kwargs["timeout"]
+                ):
+                    if tries > 1:
+                        error.message += f" (after {tries} attempts)"
+                    raise error from None  # the chain may quote the upstream's body: never log it
+                log.warning(
+                    "upstream failed (%s); attempt %d of %d in %.2f s",
+                    error.message,
+                    tries + 1,
+                    self.retries + 1,
+                    wait,
+                )
+                await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def convert(self, exc: Exception, secret: str | None = None) -> UpstreamError:
+        """An upstream failure as the agent should see it: 504 timeout, 429 with its Retry-After,
+        the upstream's other 4xx as they are, 502 for the rest; no key or internals in the text."""
         if isinstance(exc, UpstreamError):
             return exc
-        name = type(exc).__name__
-        message = str(getattr(exc, "message", None) or exc).strip() or name
-        if isinstance(exc, self._litellm.Timeout) or "timeout" in name.lower():
-            return UpstreamTimeout(f"upstream timed out: {message}")
+        text = _message(exc, secret)
+        names = _chain(exc)
         status = getattr(exc, "status_code", None)
+        if names & {"Timeout", "APITimeoutError", "TimeoutError", "TimeoutException"}:
+            return UpstreamTimeout(f"upstream timed out: {text}")
+        if names & NETWORK_ERRORS:
+            return UpstreamError(f"upstream unreachable: {text}", code="upstream_unreachable", retryable=True)
+        if "APIConnectionError" in names:  # LiteLLM could not even build the upstream request
+            return UpstreamError(
+                f"the request cannot be sent upstream: {text}", status_code=400, code="invalid_request"
+            )
+        if status == 429:
+            return UpstreamRateLimited(f"upstream rate limit: {text}", _retry_after(exc))
         if isinstance(status, int) and 400 <= status < 500 and status != 408:
-            return UpstreamError(f"upstream rejected the request: {message}", status_code=status)
-        return UpstreamError(f"upstream failed ({name}): {message}", code="upstream_error")
+            return UpstreamError(f"upstream rejected the request: {text}", status_code=status, code=None)
+        if isinstance(status, int) and status >= 500 and "HTTPStatusError" in names:
+            retryable = status in RETRY_STATUSES
+            return UpstreamError(f"upstream failed (HTTP {status}): {text}", retryable=retryable)
+        return UpstreamError(f"upstream answered no valid completion: {text}", code="upstream_malformed")
+
+
+def _chain(exc: BaseException) -> set[str]:
+    """The class names (with their bases) along an exception's cause/context chain."""
+    names: set[str] = set()
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        names.update(cls.__name__ for cls in type(link).__mro__)
+        link = link.__cause__ or link.__context__
+    return names
+
+
+def _message(exc: Exception, secret: str | None) -> str:
+    """The upstream's own words, without LiteLLM's class-name prefixes, keys or internals."""
+    raw = str(getattr(exc, "message", None) or exc).split(" Original exception:")[0]
+    text = LITELLM_PREFIX.sub("", raw.strip()) or type(exc).__name__
+    return safe_text(text, [secret] if secret else [])
+
+
+def _retry_after(exc: Exception) -> str | None:
+    for source in (getattr(getattr(exc, "response", None), "headers", None), getattr(exc, "headers", None)):
+        try:
+            value = source.get("retry-after") if source is not None else None
+        except AttributeError:
+            continue
+        if value:
+            return str(value)
+    return None
+
+
+def _retry_after_s(exc: Exception) -> float | None:
+    value = _retry_after(exc)
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None  # an HTTP date: too far ahead to wait for here anyway
 
 
 async def _chunks(
-    first: Any, rest: AsyncIterator[Any] | None, engine: LiteLLMEngine
+    first: Any, rest: AsyncIterator[Any], convert: Callable[[Exception], UpstreamError]
 ) -> AsyncIterator[dict[str, Any]]:
-    if first is None or rest is None:
+    if first is None:
         return
     yield dict(first.model_dump(exclude_none=True))
+    count = 1
     try:
         async for chunk in rest:
+            count += 1
             yield dict(chunk.model_dump(exclude_none=True))
-    except Exception as exc:
-        raise engine.convert(exc) from exc
+    except Exception as exc:  # past the first byte: never retried, the client learns in-stream
+        error = convert(exc)
+        error.message = f"upstream stream broke off after {count} chunks: {error.message}"
+        raise error from None

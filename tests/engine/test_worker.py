@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Sequence
 
 import pytest
@@ -41,3 +42,19 @@ async def test_a_failing_batch_fails_its_callers_only() -> None:
         assert await worker.submit(5) == 5
     finally:
         worker.close()
+
+
+async def test_one_bad_job_in_a_batch_fails_only_itself() -> None:
+    def run(jobs: Sequence[int]) -> list[int]:
+        time.sleep(0.05)  # let the others queue up behind the first, into one batch
+        if 0 in jobs:
+            raise RuntimeError("boom")
+        return [j * 2 for j in jobs]
+
+    worker: Worker[int, int] = Worker(run)
+    try:
+        results = await asyncio.gather(*(worker.submit(i) for i in range(6)), return_exceptions=True)
+    finally:
+        worker.close()
+    assert isinstance(results[0], RuntimeError)
+    assert results[1:] == [2, 4, 6, 8, 10]

@@ -11,6 +11,8 @@ from shadowswitch.engines.local.decider import Decider, Job
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
+from shadowswitch.engines.local.schema import unsupported
+from shadowswitch.errors import UnsupportedRequest
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 
@@ -32,6 +34,10 @@ class ChoiceEngine:
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
     async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+        for tool in request.tools:  # a schema it cannot read: abstain, rather than fail on it
+            reason = unsupported(tool.parameters)
+            if reason:
+                raise UnsupportedRequest(f"tool {tool.name!r}: {reason}")
         return await self.worker.submit(Job(request, policy, memory))
 
     async def fill_tool(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 # Loose type names seen in real tool definitions (BFCL, Python-flavoured specs) → JSON schema.
@@ -41,7 +43,7 @@ def normalise(schema: Any) -> dict[str, Any]:
             out[key] = [v for v in value if isinstance(v, str)]
         elif key not in ("optional",):
             out[key] = value
-    if isinstance(out.get("properties"), dict) and "required" in out:
+    if isinstance(out.get("properties"), dict) and isinstance(out.get("required"), list):
         out["required"] = [r for r in out["required"] if r in out["properties"]]
     return out
 
@@ -94,3 +96,52 @@ def find_enum_property(schema: dict[str, Any]) -> tuple[str, list[Any]] | None:
         if isinstance(sub, dict) and isinstance(sub.get("enum"), list) and sub["enum"]:
             return name, list(sub["enum"])
     return None
+
+
+def unsupported(schema: Any) -> str | None:
+    """Why the engine cannot read a tool's `parameters`, or None: after `normalise` they must be a
+    valid JSON schema (2020-12) whose `$ref`s all point inside it. Cached: agents resend tools."""
+    return _unsupported(json.dumps(schema, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=1024)
+def _unsupported(text: str) -> str | None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    schema = normalise(json.loads(text))
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "the root"
+        return f"not a valid JSON schema at {where}: {exc.message[:200]}"
+    dangling = next((ref for ref in _refs(schema) if not _resolves(schema, ref)), None)
+    return f"$ref {dangling!r} points nowhere inside the schema" if dangling else None
+
+
+def _refs(schema: Any) -> list[str]:
+    refs, stack = [], [schema]
+    while stack:  # iterative: a deep schema must not overflow the check meant to catch it
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                refs.append(node["$ref"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return refs
+
+
+def _resolves(schema: Any, ref: str) -> bool:
+    """A local JSON pointer (`#`, `#/$defs/x`) that names a schema inside `schema`."""
+    if not ref.startswith("#"):
+        return False  # a remote document: never fetched
+    node = schema
+    for token in [t.replace("~1", "/").replace("~0", "~") for t in ref[1:].split("/")[1:]]:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False
+    return isinstance(node, dict | bool)

@@ -54,8 +54,12 @@ class Worker(Generic[J, R]):
         try:
             results: list[Any] = self.run_batch([job for job, _ in batch])
         except Exception as exc:  # one bad batch must fail its callers, not the thread
-            log.exception("engine batch failed")
-            results = [exc] * len(batch)
+            if len(batch) > 1:  # ... and one bad job not the others: try each alone
+                for item in batch:
+                    self._run([item])
+                return
+            log.exception("engine job failed")
+            results = [exc]
         for (_, future), result in zip(batch, results, strict=True):
             future.get_loop().call_soon_threadsafe(_settle, future, result)
 
