@@ -62,6 +62,9 @@ class Engine(Strict):
     min_confidence: float = Field(default=0.5, ge=0, le=1)
     min_margin: float = Field(default=0.05, ge=0, le=1)
     arguments: Literal["local", "generative"] = "local"
+    # The sentence encoder: all-MiniLM-L6-v2 (english), multilingual-e5-small (multilingual), or
+    # per request by the script it is written in (auto: English reads exactly as `english`).
+    encoder: Literal["auto", "english", "multilingual"] = "auto"
 
 
 class Slot(Strict):

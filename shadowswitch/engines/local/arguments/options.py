@@ -30,9 +30,11 @@ ENUM_SIMILARITY = 0.7  # an option is taken from a paraphrase only when this clo
 MAX_PHRASES = 80
 
 
-def enum_value(p: Param, index: TextIndex, spans: list[Span], similarity: Similarity) -> Value | None:
+def enum_value(
+    p: Param, index: TextIndex, spans: list[Span], similarity: Similarity, level: float = ENUM_SIMILARITY
+) -> Value | None:
     """The option the text names; else the one closest in meaning to a short phrase of it,
-    when that is close enough."""
+    when that is close enough (`level`: the encoder's cosine for "means the same")."""
     options = list(p.schema["enum"])
     if {"true", "false"} <= {str(o).lower() for o in options}:
         return flag_option(p, options, index)
@@ -46,7 +48,7 @@ def enum_value(p: Param, index: TextIndex, spans: list[Span], similarity: Simila
     rows = similarity(labels, [s.text for s in phrases])
     top = max(range(len(options)), key=lambda i: max(rows[i]))
     best = max(range(len(phrases)), key=lambda j: rows[top][j])
-    if rows[top][best] < ENUM_SIMILARITY:
+    if rows[top][best] < level:
         return None
     phrase = phrases[best]
     return options[top], by_meaning(index.text, phrase.start, phrase.end, rows[top][best])
