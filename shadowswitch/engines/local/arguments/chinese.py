@@ -14,13 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from shadowswitch.engines.local.arguments.extract import Span
-from shadowswitch.engines.local.arguments.grounding import Value, by_meaning
+from shadowswitch.engines.local.arguments.features import same_word
+from shadowswitch.engines.local.arguments.grounding import Value, by_meaning, from_text
 from shadowswitch.engines.local.arguments.params import Param
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans
-from shadowswitch.engines.local.knowledge.chinese import BREAKS, NEGATIONS, PLACES, VERBS
+from shadowswitch.engines.local.knowledge.chinese import BREAKS, GLOSSARY, NEGATIONS, PLACES, VERBS
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -95,11 +97,46 @@ def wants_english(param: Param) -> bool:
     return LATIN_EXAMPLE.search(param.description) is not None
 
 
+GLOSS_RE = re.compile("|".join(sorted(GLOSSARY, key=len, reverse=True)))
+
+
+def glossed(text: str) -> list[tuple[str, int, int]]:
+    """(English word, start, end) of each glossary word in `text`, longest first."""
+    return [(GLOSSARY[m.group(0)], m.start(), m.end()) for m in GLOSS_RE.finditer(text)]
+
+
+def glossed_option(options: list[Any], text: str) -> Value | None:
+    """The enum option a Chinese word names (华氏 → "fahrenheit", 升序 → "ASC")."""
+    for english, start, end in glossed(text):
+        for option in options:
+            label = str(option).lower().replace("_", " ")
+            if label == english or (len(label) >= 3 and english.startswith(label)):
+                return option, from_text(text, start, end)
+    return None
+
+
+def _negated(text: str, start: int) -> bool:
+    before = text[max(0, start - 4) : start]
+    return any(before.endswith(n) or before[:-1].endswith(n) for n in NEGATIONS)
+
+
+def glossed_flag(p: Param, text: str) -> Value | None:
+    """A flag a Chinese word of the glossary names: true, or false after a negation."""
+    for english, start, end in glossed(text):
+        if any(same_word(w, word) for word in english.split() for w in p.name_words):
+            return not _negated(text, start), from_text(text, start, end)
+    return None
+
+
 def chinese_flag(
     p: Param, spans: list[Span], text: str, similarity: Similarity, level: float
 ) -> Value | None:
-    """A flag a Chinese phrase means (cosine at least `level` with the flag's name): true, or
-    false when a negation is right before it (不要早餐, 没有宠物)."""
+    """A flag a Chinese word names (the glossary: 早餐 for `breakfast`) or a phrase means (cosine
+    at least `level` with the flag's name): true, or false when a negation is right before it
+    (不要早餐, 没有宠物)."""
+    found = glossed_flag(p, text)
+    if found is not None:
+        return found
     candidates = [s for s in spans if s.kind == "phrase" and has_chinese(s.text)]
     if not candidates:
         return None
@@ -108,6 +145,4 @@ def chinese_flag(
     if row[best] < level:
         return None
     span = candidates[best]
-    before = text[max(0, span.start - 4) : span.start]
-    negated = any(before.endswith(n) or before[:-1].endswith(n) for n in NEGATIONS)
-    return not negated, by_meaning(text, span.start, span.end, row[best])
+    return not _negated(text, span.start), by_meaning(text, span.start, span.end, row[best])

@@ -68,6 +68,5 @@ def numeral_spans(text: str) -> list[NumberSpan]:
         out.append((surface, value, start, m.end(), False))
     for m in SCALED_RE.finditer(text):
         raw = float(m["num"]) * SCALE[m["scale"]]
-        value = int(raw) if raw.is_integer() else raw
-        out.append((m.group(0), value, m.start(), m.end(), False))
+        out.append((m.group(0), int(raw) if raw.is_integer() else raw, m.start(), m.end(), False))
     return out
