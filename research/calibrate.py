@@ -38,6 +38,7 @@ from shadowswitch.engines.local.arguments.features import GROUPS, TextIndex, gro
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.calibration import (
     PACKAGED,
+    E5_MEANING,
     PACKAGED_MULTILINGUAL,
     Calibration,
     FittedFor,
@@ -61,10 +62,10 @@ from shadowswitch.engines.local.runtime.process import configure_torch
 from shadowswitch.request import ChatView
 
 CALL_SETS = ("live_simple", "live_multiple")
-# e5's cosine at which a phrase means an option: matching Chinese/English pairs measured 0.86-0.90
-# ("早餐"/breakfast 0.898), unrelated ones 0.78-0.85, with exceptions ("天气"/celsius 0.886): the
-# glossary (knowledge/chinese.py) matches options first, so this only catches near-copies.
-E5_MEANING = 0.9
+# e5's cosine at which a phrase means an option (calibration.E5_MEANING): matching Chinese/English
+# pairs measured 0.86-0.90 ("早餐"/breakfast 0.898), unrelated ones 0.78-0.85, with exceptions
+# ("天气"/celsius 0.886): the glossary (knowledge/chinese.py) matches options first, so this only
+# catches near-copies.
 
 
 def view(case: BfclCase) -> ChatView:

@@ -118,7 +118,15 @@ def prior_for(encoder: str, given: Calibration | None = None) -> Calibration:
     packaged = PACKAGED_MULTILINGUAL if encoder == MULTILINGUAL_ID else PACKAGED
     if packaged.exists():
         return load_calibration(packaged)
+    if encoder == MULTILINGUAL_ID:  # no prior fitted: neutral levels on e5's compressed scale
+        return Calibration(no_tool_similarity=E5_NO_TOOL, meaning_similarity=E5_MEANING)
     return given or Calibration()
+
+
+# e5's cosines lie between about 0.75 and 0.90: a request and its tool 0.85-0.87, an unrelated
+# tool 0.78-0.81; a word and its translation 0.86-0.90. Used only where no prior was fitted.
+E5_NO_TOOL = 0.83
+E5_MEANING = 0.9
 
 
 def load_calibration(path: Path = PACKAGED) -> Calibration:
