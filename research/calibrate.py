@@ -37,8 +37,8 @@ from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.features import GROUPS, TextIndex, group, linear
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.calibration import (
-    PACKAGED,
     E5_MEANING,
+    PACKAGED,
     PACKAGED_MULTILINGUAL,
     Calibration,
     FittedFor,
