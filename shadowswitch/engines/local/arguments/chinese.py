@@ -85,11 +85,11 @@ def _phrase(text: str, start: int, end: int) -> list[Span]:
 
 
 def offered(param: Param, span: Span) -> bool:
-    """A Chinese place's English name only to a parameter that asks for English."""
-    translated = (
-        has_chinese(span.text) and not has_chinese(str(span.value)) and span.kind in ("name", "place")
-    )
-    return not translated or wants_english(param)
+    """A Chinese place's English name only to a parameter that asks for English, and to such a
+    parameter not the name as written."""
+    if span.kind not in ("name", "place") or not has_chinese(span.text):
+        return True
+    return wants_english(param) != has_chinese(str(span.value))
 
 
 def wants_english(param: Param) -> bool:
