@@ -100,9 +100,8 @@ class Decider:
         if cset.abstain_reason or cset.forced or not cset.candidates:
             return clock.stamp(self._by_rule(cset, policy))
         if unreadable(request.last_user_text):  # a script no encoder knows: nothing to choose by
-            return clock.stamp(
-                Choice(KIND_OF[policy.engine.candidates], None, abstain_reason="unknown_language")
-            )  # type: ignore[arg-type]
+            kind = KIND_OF[policy.engine.candidates]
+            return clock.stamp(Choice(kind, None, abstain_reason="unknown_language"))  # type: ignore[arg-type]
         if query is None:
             query = self.encoder.embed([query_text(request)])[0]
         ranking = self._rank(cset.candidates, request, policy, query)

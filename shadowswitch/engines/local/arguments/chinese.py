@@ -45,8 +45,8 @@ def chinese_spans(text: str, region_of: PlaceOf, today: date | None = None) -> l
     """The values a text with Chinese in it offers that the English patterns do not read."""
     out = [Span(t, v, "date", s, e) for t, v, s, e in zh_date_spans(text, today)]
     for surface, value, s, e, percent in numeral_spans(text):
-        arabic = any(c.isdigit() for c in surface)
-        out.append(Span(surface, value, "percent" if percent else "number" if arabic else "wordnum", s, e))
+        # A Chinese numeral is how numbers are written, not a word for one as "two" is in English.
+        out.append(Span(surface, value, "percent" if percent else "number", s, e))
     for m in QUOTE_RE.finditer(text):
         group = next(i for i in range(1, 5) if m.group(i) is not None)
         if inner := m.group(group).strip():
@@ -89,7 +89,10 @@ def offered(param: Param, span: Span) -> bool:
     parameter not the name as written."""
     if span.kind not in ("name", "place") or not has_chinese(span.text):
         return True
-    return wants_english(param) != has_chinese(str(span.value))
+    example = LATIN_EXAMPLE.search(param.description)
+    if example is None or has_chinese(str(span.value)):
+        return example is None
+    return span.kind == "place" or "," not in example.group(0)  # 'City, State': the place with its region
 
 
 def wants_english(param: Param) -> bool:
