@@ -89,7 +89,7 @@ def test_a_place_in_english_only_for_a_parameter_that_asks_for_english() -> None
         "type": "object",
         "properties": {
             "city": {"type": "string", "description": "The city name"},
-            "location": {"type": "string", "description": "City and state, such as 'San Francisco, CA'"},
+            "location": {"type": "string", "description": "The city, such as 'Paris'"},
         },
     }
     city, location = params_of(schema)

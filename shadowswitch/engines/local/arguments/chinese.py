@@ -90,9 +90,10 @@ def offered(param: Param, span: Span) -> bool:
     if span.kind not in ("name", "place") or not has_chinese(span.text):
         return True
     example = LATIN_EXAMPLE.search(param.description)
-    if example is None or has_chinese(str(span.value)):
+    if has_chinese(str(span.value)):
         return example is None
-    return span.kind == "place" or "," not in example.group(0)  # 'City, State': the place with its region
+    # 'City, State' asked: the place with its region
+    return example is not None and (span.kind == "place" or "," not in example.group(0))
 
 
 def wants_english(param: Param) -> bool:
