@@ -2,6 +2,7 @@
 never the test files), for the models it loads.
 
     python -m research.calibrate [--limit N] [--model SPEC] [--output PATH]
+    python -m research.calibrate --encoder multilingual --no-value-lm   # priors/calibration-multilingual.json
 
 The prior names the models it was fitted for; the engine keeps only the parts that fit the
 models it loads (shadowswitch.engines.local.calibration). The reference tools are written next to
@@ -36,7 +37,9 @@ from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.features import GROUPS, TextIndex, group, linear
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.calibration import (
+    E5_MEANING,
     PACKAGED,
+    PACKAGED_MULTILINGUAL,
     Calibration,
     FittedFor,
     load_calibration,
@@ -59,6 +62,10 @@ from shadowswitch.engines.local.runtime.process import configure_torch
 from shadowswitch.request import ChatView
 
 CALL_SETS = ("live_simple", "live_multiple")
+# e5's cosine at which a phrase means an option (calibration.E5_MEANING): matching Chinese/English
+# pairs measured 0.86-0.90 ("早餐"/breakfast 0.898), unrelated ones 0.78-0.85, with exceptions
+# ("天气"/celsius 0.886): the glossary (knowledge/chinese.py) matches options first, so this only
+# catches near-copies.
 
 
 def view(case: BfclCase) -> ChatView:
@@ -439,11 +446,28 @@ def main() -> None:
     parser.add_argument("--values-only", action="store_true", help="keep the choice calibration")
     parser.add_argument("--choice-only", action="store_true", help="keep the value calibration")
     parser.add_argument("--model", default="embedded", help="the LM: embedded, an HF directory, a .gguf")
-    parser.add_argument("--output", type=Path, default=PACKAGED, help="where the prior is written")
+    parser.add_argument("--output", type=Path, default=None, help="where the prior is written")
+    parser.add_argument(
+        "--encoder",
+        choices=("english", "multilingual"),
+        default="english",
+        help="the sentence encoder to fit for",
+    )
+    parser.add_argument(
+        "--no-value-lm",
+        action="store_true",
+        help="leave the LM out of the values (weight 0), skipping its grid",
+    )
     args = parser.parse_args()
+    multilingual = args.encoder == "multilingual"
+    args.output = args.output or (PACKAGED_MULTILINGUAL if multilingual else PACKAGED)
     configure_torch()
     models = load_models(args.model)
-    decider = Decider(models, load_calibration(PACKAGED))
+    # The multilingual prior starts neutral: no weight of the English one is on its scale.
+    start = Calibration() if multilingual else load_calibration(PACKAGED)
+    if multilingual:  # not fitted: BFCL's dev files have too few paraphrased enum options
+        start = replace(start, meaning_similarity=E5_MEANING)
+    decider = Decider(models, start, multilingual=multilingual)
     references = args.output.parent / "reference_tools.json"
     load = lambda name: load_cases(name, args.limit)  # noqa: E731
     call_cases = [c for n in CALL_SETS for c in load(n) if c.answers]
@@ -455,13 +479,16 @@ def main() -> None:
         weights = fit_values(groups)
         print(f"values: {len(groups)} parameters; {weights}", flush=True)
         cal = _use(decider, replace(cal, value_weights=weights))
-        margin, lm_weight, shares = fit_value_lm(decider, [call_cases, formal])
+        margin, lm_weight, shares = (
+            (0.0, 0.0, {}) if args.no_value_lm else fit_value_lm(decider, [call_cases, formal])
+        )
         print(f"value LM: margin {margin}, weight {lm_weight}; dev full call {shares}", flush=True)
         cal = _use(decider, replace(cal, value_lm_margin=margin, value_lm_weight=lm_weight))
     balanced = -1.0
     if not args.values_only:
         dev_tools = [t.text for n in DEV_CATEGORIES for c in load(n) for t in offered_tools(view(c))]
-        reference.write_texts(dev_tools, references, REFERENCE_FITTED_ON)
+        if not (multilingual and references.exists()):  # the English prior's list: the same texts
+            reference.write_texts(dev_tools, references, REFERENCE_FITTED_ON)
         decider.reference = reference.ReferenceTools.load(decider.encoder, models.cache_dir, references)
         decider.chooser.reference = decider.reference.best
         cal = replace(cal, reference_tools=references)
@@ -478,7 +505,7 @@ def main() -> None:
         cal = _use(decider, fitted)
     by_style = zip(STYLES, (call_cases, formal), strict=True)  # the choice fit leaves values alone
     full_call = shares or {style: full_call_accuracy(decider, cases) for style, cases in by_style}
-    write_calibration(finished(cal, models, args.limit, balanced, full_call), args.output)
+    write_calibration(finished(cal, decider, models, args.limit, balanced, full_call), args.output)
     print(json.dumps({"balanced": balanced, "dev_full_call": full_call}))
 
 
@@ -494,6 +521,7 @@ REFERENCE_FITTED_ON = (
 
 def finished(
     cal: Calibration,
+    decider: Decider,
     models: LoadedModels,
     limit: int | None,
     balanced: float,
@@ -508,7 +536,7 @@ def finished(
     )
     return replace(
         cal,
-        fitted_for=FittedFor(models.encoder_id, models.lm_id),
+        fitted_for=FittedFor(decider.encoder.name, models.lm_id),
         fitted_on=fitted_on,
         note=_note(balanced, full_call),
     )

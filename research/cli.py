@@ -249,6 +249,20 @@ def fuzz(
     raise typer.Exit(1 if total["failures"] else 0)
 
 
+@bench_app.command("zh")
+def zh(
+    limit: Annotated[int, typer.Option(help="Cases of the Chinese dev set (0 = all)")] = 0,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/zh.json"),
+) -> None:
+    """The engine in Chinese beside English on the same BFCL dev cases (research/zh/dev.jsonl)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from research.zh.bench import run_zh
+
+    summary = run_zh(out, limit or None)["summary"]
+    for name, figures in summary.items():
+        typer.echo(f"{name}: {figures}")
+
+
 if __name__ == "__main__":
     bench_app()
 

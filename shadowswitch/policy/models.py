@@ -114,6 +114,9 @@ class Engine(Strict):
     target_agreement: float = Field(default=0.97, ge=0.5, le=0.999)  # learning fits thresholds to it
     learn: bool = True  # learn from this task type's generative answers
     arguments: Literal["local", "generative"] = "local"
+    # The sentence encoder: all-MiniLM-L6-v2 (english), multilingual-e5-small (multilingual), or
+    # per request by the script it is written in (auto: English reads exactly as `english`).
+    encoder: Literal["auto", "english", "multilingual"] = "auto"
 
 
 class Slot(Strict):

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 FORMAT = 1
 PACKAGED = Path(__file__).parent / "priors" / "calibration.json"
+# The prior of the multilingual encoder (runtime/multilingual.py), fitted on the same data.
+PACKAGED_MULTILINGUAL = Path(__file__).parent / "priors" / "calibration-multilingual.json"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Calibration:
     value_weights: dict[str, float] = field(default_factory=dict)  # empty: features.DEFAULT_WEIGHTS
     value_lm_margin: float = 0.0  # a text value's runner-up within this score: the LM is asked
     value_lm_weight: float = 0.0  # weight of its log-probability then; 0.0: never asked
+    meaning_similarity: float = 0.7  # an enum option (or a flag, in Chinese) a phrase means: cosine
     fitted_for: FittedFor = FittedFor()
     fitted_on: str = ""  # the data it was fitted on
     reference_tools: Path | None = None  # reference.py's texts; None: no reference tools
@@ -90,6 +93,7 @@ ENCODER_FIELDS = (
     "no_tool_metric",
     "optional_threshold",
     "value_weights",
+    "meaning_similarity",
 )
 LM_FIELDS = ("cascade_margin", "lm_weight", "lm_temperature", "value_lm_margin", "value_lm_weight")
 WEIGHTS = ENCODER_FIELDS + LM_FIELDS
@@ -101,6 +105,28 @@ def _stale_fields(fitted: FittedFor, encoder: str, lm: str) -> tuple[str, ...]:
     if fitted.lm and fitted.lm != lm:
         return LM_FIELDS
     return ()
+
+
+def prior_for(encoder: str, given: Calibration | None = None) -> Calibration:
+    """The prior an engine reading with `encoder` starts from: `given` when it was fitted for
+    that encoder (or for none), else the packaged one fitted for it, else `given` (whose
+    encoder weights `for_models` then makes neutral)."""
+    from shadowswitch.engines.local.runtime.multilingual import MULTILINGUAL_ID
+
+    if given is not None and given.fitted_for.encoder in ("", encoder):
+        return given
+    packaged = PACKAGED_MULTILINGUAL if encoder == MULTILINGUAL_ID else PACKAGED
+    if packaged.exists():
+        return load_calibration(packaged)
+    if encoder == MULTILINGUAL_ID:  # no prior fitted: neutral levels on e5's compressed scale
+        return Calibration(no_tool_similarity=E5_NO_TOOL, meaning_similarity=E5_MEANING)
+    return given or Calibration()
+
+
+# e5's cosines lie between about 0.75 and 0.90: a request and its tool 0.85-0.87, an unrelated
+# tool 0.78-0.81; a word and its translation 0.86-0.90. Used only where no prior was fitted.
+E5_NO_TOOL = 0.83
+E5_MEANING = 0.9
 
 
 def load_calibration(path: Path = PACKAGED) -> Calibration:

@@ -15,17 +15,19 @@ import torch
 from shadowswitch.engines.base import Choice, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import Filled, at_message
-from shadowswitch.engines.local.calibration import Calibration, load_calibration
+from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
 from shadowswitch.engines.local.conversation import query_text, value_turn
 from shadowswitch.engines.local.knowledge import Knowledge
+from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
-from shadowswitch.engines.local.runtime.encoder import Encoder
+from shadowswitch.engines.local.runtime.encoder import Encoder, TextEncoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
 from shadowswitch.engines.local.runtime.models import LoadedModels
+from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.learning.memory import Memory
@@ -47,13 +49,25 @@ class Decider:
     """Decides one request at a time on the calling thread; `Worker` puts it off the event loop."""
 
     def __init__(
-        self, models: LoadedModels, calibration: Calibration | None = None, knowledge: Knowledge | None = None
+        self,
+        models: LoadedModels,
+        calibration: Calibration | None = None,
+        knowledge: Knowledge | None = None,
+        multilingual: bool = False,
     ) -> None:
         """`calibration`: the prior (default: the packaged one), kept where it fits the models;
-        `knowledge`: the optional tables (default: the general ones, loaded now)."""
+        `knowledge`: the optional tables (default: the general ones, loaded now);
+        `multilingual`: read with the multilingual encoder (its own prior, `prior_for`)."""
         self.models = models
-        self.cal = (calibration or load_calibration()).for_models(models.encoder_id, models.lm_id)
-        self.encoder = Encoder(models.encoder, models.encoder_tokenizer)
+        self.encoder: TextEncoder = (
+            MultilingualEncoder(models.multilingual)
+            if multilingual
+            else Encoder(models.encoder, models.encoder_tokenizer)
+        )
+        prior = (
+            prior_for(self.encoder.name, calibration) if multilingual else calibration or load_calibration()
+        )
+        self.cal = prior.for_models(self.encoder.name, models.lm_id)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
@@ -96,19 +110,22 @@ class Decider:
         clock.lap("candidates")
         if cset.abstain_reason or cset.forced or not cset.candidates:
             return clock.stamp(self._by_rule(cset, policy))
+        if unreadable(request.last_user_text):  # a script no encoder knows: nothing to choose by
+            kind = KIND_OF[policy.engine.candidates]
+            return clock.stamp(Choice(kind, None, abstain_reason="unknown_language"))  # type: ignore[arg-type]
         if query is None:
             query = self.encoder.embed([query_text(request)])[0]
         ranking = self._rank(cset.candidates, request, policy, query)
         zero_shot = {c.id: round(p, 6) for c, p in zip(ranking.candidates, ranking.probs, strict=True)}
         vector = query.float().numpy().astype(np.float32)
-        if memory is not None and memory.encoder != self.models.encoder_id:
+        if memory is not None and memory.encoder != self.encoder.name:
             memory = None  # learned with another encoder: its vectors are not comparable
         if memory is not None:
             mixed = memory.mix(vector, zero_shot)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy, memory)
-        choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.models.encoder_id, zero_shot
+        choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
         choice.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)

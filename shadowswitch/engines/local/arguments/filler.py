@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from shadowswitch.engines.local.arguments.chinese import chinese_flag, has_chinese, offered
 from shadowswitch.engines.local.arguments.dates import asked_format, in_format
 from shadowswitch.engines.local.arguments.extract import Span, extract
 from shadowswitch.engines.local.arguments.features import (
@@ -116,9 +117,12 @@ class ArgumentFiller:
     def _read(self, p: Param, index: TextIndex, spans: list[Span], lists: list[Span]) -> Value | None:
         """What the text says for a parameter that is not a plain string or number."""
         if p.kind == "enum":
-            return enum_value(p, index, spans, self.similarity)
+            return enum_value(p, index, spans, self.similarity, self.cal.meaning_similarity)
         if p.kind == "boolean":
-            return flag_value(p, index)
+            found = flag_value(p, index)
+            if found is None and has_chinese(index.text):
+                found = chinese_flag(p, spans, index.text, self.similarity, self.cal.meaning_similarity)
+            return found
         if p.kind in STRUCTURED:
             return written_list(p, lists, index.text)
         return None
@@ -247,7 +251,11 @@ class ArgumentFiller:
         wrappers = wrapping(spans)
         pairs = []
         for p in params:
-            typed = [(s, v) for s in spans if (v := convert(p, s)) is not None and not names_param(p, s)]
+            typed = [
+                (s, v)
+                for s in spans
+                if (v := convert(p, s)) is not None and not names_param(p, s) and offered(p, s)
+            ]
             if any(s.kind == "currency" for s, _ in typed):  # a named currency is the value, as a code
                 typed = [(s, v) for s, v in typed if s.kind == "currency"]
             cheap = [(s, v, self._scored(p, s, index, 0.0, orders, wrappers)[0]) for s, v in typed]

@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from shadowswitch.engines.local.arguments.chinese import glossed_flag, glossed_option
+from shadowswitch.engines.local.arguments.extract import CJK_RE as CJK
 from shadowswitch.engines.local.arguments.extract import Span
 from shadowswitch.engines.local.arguments.features import (
     FLAG_WORDS,
@@ -30,13 +32,17 @@ ENUM_SIMILARITY = 0.7  # an option is taken from a paraphrase only when this clo
 MAX_PHRASES = 80
 
 
-def enum_value(p: Param, index: TextIndex, spans: list[Span], similarity: Similarity) -> Value | None:
+def enum_value(
+    p: Param, index: TextIndex, spans: list[Span], similarity: Similarity, level: float = ENUM_SIMILARITY
+) -> Value | None:
     """The option the text names; else the one closest in meaning to a short phrase of it,
-    when that is close enough."""
+    when that is close enough (`level`: the encoder's cosine for "means the same")."""
     options = list(p.schema["enum"])
     if {"true", "false"} <= {str(o).lower() for o in options}:
         return flag_option(p, options, index)
     named = named_option(options, index.text)
+    if named is None and CJK.search(index.text):
+        named = glossed_option(options, index.text)
     if named is not None:
         return named
     phrases = [s for s in spans if s.kind in SHORT and len(s.text.split()) <= 3][:MAX_PHRASES]
@@ -46,7 +52,7 @@ def enum_value(p: Param, index: TextIndex, spans: list[Span], similarity: Simila
     rows = similarity(labels, [s.text for s in phrases])
     top = max(range(len(options)), key=lambda i: max(rows[i]))
     best = max(range(len(phrases)), key=lambda j: rows[top][j])
-    if rows[top][best] < ENUM_SIMILARITY:
+    if rows[top][best] < level:
         return None
     phrase = phrases[best]
     return options[top], by_meaning(index.text, phrase.start, phrase.end, rows[top][best])
@@ -67,6 +73,8 @@ def flag_option(p: Param, options: list[Any], index: TextIndex) -> Value | None:
     """A flag written as an enum ("True", "False", "dontcare"): set as a boolean would be, from
     the flag's words in the text ("with laundry service" → has_laundry_service "True")."""
     found = flag_value(p, index)
+    if found is None and CJK.search(index.text):
+        found = glossed_flag(p, index.text)
     if found is None:
         return None
     said = str(found[0]).lower()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from shadowswitch.engines.local.runtime.encoder import Encoder
+from shadowswitch.engines.local.runtime.encoder import TextEncoder
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +35,13 @@ class ReferenceTools:
         self.vectors = vectors  # (n, dim) unit vectors
 
     @classmethod
-    def load(cls, encoder: Encoder, cache_dir: Path, path: Path | None) -> ReferenceTools:
+    def load(cls, encoder: TextEncoder, cache_dir: Path, path: Path | None) -> ReferenceTools:
         """Embed the reference texts once; later starts read the vectors from `cache_dir`.
         `path` None: no reference tools (the "answer directly" level then ignores them)."""
         texts = read_texts(path) if path is not None else []
         if not texts:
-            return cls(torch.zeros(0, encoder.model.config.hidden_size))
-        # The dtype too: vectors embedded in bfloat16 differ a little from float32 ones.
-        key = [encoder.model.config.name_or_path, str(encoder.model.dtype), texts]
+            return cls(torch.zeros(0, encoder.dim))
+        key = [*encoder.cache_key, texts]
         digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()
         cached = cache_dir / "reference" / f"{digest[:20]}.pt"
         if cached.exists():

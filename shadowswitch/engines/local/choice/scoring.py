@@ -18,7 +18,7 @@ from shadowswitch.engines.local.choice.relevance import (
     no_tool_level,
     top_margin,
 )
-from shadowswitch.engines.local.runtime.encoder import Encoder
+from shadowswitch.engines.local.runtime.encoder import TextEncoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
 from shadowswitch.engines.local.runtime.prompts import choice_fixed, choice_variable, label
 
@@ -55,7 +55,7 @@ def margin(probs: Sequence[float]) -> float:
 class Chooser:
     def __init__(
         self,
-        encoder: Encoder,
+        encoder: TextEncoder,
         lm: LanguageModel,
         cal: Calibration,
         coverage: CoverageOf,

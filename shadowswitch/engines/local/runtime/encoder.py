@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -14,16 +14,40 @@ BATCH = 16
 SHAPE_STEP = 16
 
 
+class TextEncoder(Protocol):
+    """What the engine asks of a sentence encoder: unit vectors, with a cache of the texts that
+    come back on every request (candidates, parameters). `Encoder` here; `MultilingualEncoder`."""
+
+    name: str
+    dim: int
+
+    @property
+    def cache_key(self) -> list[str]: ...
+
+    def embed(self, texts: Sequence[str], remember: Sequence[str] = ()) -> torch.Tensor: ...
+
+    def embed_cached(self, texts: Sequence[str]) -> torch.Tensor: ...
+
+
 class Encoder:
     """Embeds texts; texts that repeat across requests (candidate descriptions) are cached."""
 
+    name = "all-MiniLM-L6-v2"  # models.ENCODER_ID
+
     def __init__(self, model: Any, tokenizer: Any, cache_size: int = 8192) -> None:
         self.model = model
+        self.dim: int = model.config.hidden_size
         self.tokenizer = tokenizer
         self.cache: LRU[str, torch.Tensor] = LRU(cache_size)
         # bfloat16 kernels are compiled per shape: lengths rounded up to 16 let a few shapes serve
         # every request (about 20 -> 16 ms a pass on new lengths); float32 only pays the padding.
         self.pad_to = SHAPE_STEP if model.dtype == torch.bfloat16 else None
+
+    @property
+    def cache_key(self) -> list[str]:
+        """What names these vectors in a file cache (reference tools): vectors embedded in
+        bfloat16 differ a little from float32 ones."""
+        return [self.model.config.name_or_path, str(self.model.dtype)]
 
     def embed(self, texts: Sequence[str], remember: Sequence[str] = ()) -> torch.Tensor:
         """(n, dim) unit vectors of `texts`, in the order given.

@@ -1,0 +1,72 @@
+"""Numbers written in Chinese: numerals (两 → 2, 十二 → 12, 三千五 → 3500, 一万五 → 15000) and
+Arabic numbers with a Chinese scale (1.5万 → 15000, 3千 → 3000), also percentages (百分之二十).
+
+Arabic numbers alone are read by `extract.numbers`, whose patterns let a Chinese character touch
+them ("3晚", "最多10个").
+"""
+
+from __future__ import annotations
+
+import re
+
+from shadowswitch.engines.local.knowledge.chinese import BIG_UNITS, DIGITS, NOT_NUMBERS, UNITS, UPPER_DIGITS
+
+NUMERAL_CHARS = "".join([*DIGITS, *UNITS, *BIG_UNITS, *UPPER_DIGITS, "万亿"])
+NUMERAL_RE = re.compile(f"(?P<pct>百分之)?(?P<num>[{NUMERAL_CHARS}]+)")
+SCALED_RE = re.compile(r"(?<![\d.])(?P<num>\d+(?:\.\d+)?)\s?(?P<scale>[十百千万亿])")
+SCALE = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
+
+NumberSpan = tuple[str, float | int, int, int, bool]  # surface, value, start, end, percent
+
+
+def parse_numeral(text: str) -> int | None:
+    """The value of a Chinese numeral; None when it is not one ("百", a lone unit, is 100)."""
+    chars = [c for c in text]
+    values = {**DIGITS, **{k: v for k, v in UPPER_DIGITS.items() if v < 10}}
+    units = {**UNITS, "拾": 10, "佰": 100, "仟": 1000}
+    if len(chars) > 1 and all(c in values for c in chars):  # 二零二三: digit by digit
+        return int("".join(str(values[c]) for c in chars))
+    total = section = 0
+    digit: int | None = None
+    last_unit, zero = 0, False
+    for c in chars:
+        if c in values:
+            zero = zero or values[c] == 0
+            digit = values[c]
+        elif c in units:
+            section += (1 if digit is None else digit) * units[c]
+            digit, last_unit, zero = None, units[c], False
+        elif c in BIG_UNITS:
+            section += digit or 0
+            total += (section or 1) * BIG_UNITS[c]
+            section, digit, last_unit, zero = 0, None, BIG_UNITS[c], False
+        else:
+            return None
+    if digit is not None:
+        # 三千五 is 3500 and 一万五 15000: a digit after a unit without 零 counts a tenth of it.
+        section += digit * last_unit // 10 if last_unit >= 100 and not zero else digit
+    return total + section
+
+
+def _in_word(text: str, at: int) -> bool:
+    return any(text.startswith(w, i) for w in NOT_NUMBERS for i in range(max(0, at - 1), at + 1))
+
+
+def numeral_spans(text: str) -> list[NumberSpan]:
+    out: list[NumberSpan] = []
+    for m in NUMERAL_RE.finditer(text):
+        start, surface = m.start("num"), m["num"]
+        if surface in "一万" and _in_word(text, start):  # 一下, 一起, 万一: no number
+            continue
+        if len(surface) == 1 and surface in "百千万亿" and (not start or text[start - 1].isdigit()):
+            continue  # "1.5万" is read below; a lone 万 is a scale, not ten thousand
+        value = parse_numeral(surface)
+        if value is None:
+            continue
+        if m["pct"]:
+            out.append((m.group(0), value / 100, m.start(), m.end(), True))
+        out.append((surface, value, start, m.end(), False))
+    for m in SCALED_RE.finditer(text):
+        raw = float(m["num"]) * SCALE[m["scale"]]
+        out.append((m.group(0), int(raw) if raw.is_integer() else raw, m.start(), m.end(), False))
+    return out

