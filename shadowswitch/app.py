@@ -248,6 +248,21 @@ def _install_error_handlers(app: FastAPI) -> None:
         body = {"error": {"message": str(exc.detail), "type": kind, "param": None, "code": None}}
         return JSONResponse(body, status_code=exc.status_code)
 
+    @app.exception_handler(SQLAlchemyError)
+    async def on_database(_request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        # the database is away or slow (chat completions are still served, from the spool);
+        # what needs it now may be retried
+        log.warning("database unavailable: %s", type(exc).__name__)
+        body = {
+            "error": {
+                "message": "the database is unavailable; try again shortly",
+                "type": "server_error",
+                "param": None,
+                "code": "database_unavailable",
+            }
+        }
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+
     @app.exception_handler(Exception)
     async def on_unexpected(_request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
