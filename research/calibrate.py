@@ -505,7 +505,9 @@ def main() -> None:
         cal = _use(decider, fitted)
     by_style = zip(STYLES, (call_cases, formal), strict=True)  # the choice fit leaves values alone
     full_call = shares or {style: full_call_accuracy(decider, cases) for style, cases in by_style}
-    write_calibration(finished(cal, decider, models, args.limit, balanced, full_call), args.output)
+    write_calibration(
+        finished(cal, models, args.limit, balanced, full_call, decider.encoder.name), args.output
+    )
     print(json.dumps({"balanced": balanced, "dev_full_call": full_call}))
 
 
@@ -521,13 +523,14 @@ REFERENCE_FITTED_ON = (
 
 def finished(
     cal: Calibration,
-    decider: Decider,
     models: LoadedModels,
     limit: int | None,
     balanced: float,
     full_call: dict[str, float],
+    encoder: str | None = None,
 ) -> Calibration:
-    """The fitted weights as a prior: the models they fit, the data and how."""
+    """The fitted weights as a prior: the models they fit (`encoder`: the one the decider read
+    with, default the models' own), the data and how."""
     sample = "all cases" if limit is None else f"{limit} cases per file (even stride)"
     fitted_on = (
         "BFCL v4 development files only: live_simple, live_multiple, live_relevance, live_irrelevance, "
@@ -536,7 +539,7 @@ def finished(
     )
     return replace(
         cal,
-        fitted_for=FittedFor(decider.encoder.name, models.lm_id),
+        fitted_for=FittedFor(encoder or models.encoder_id, models.lm_id),
         fitted_on=fitted_on,
         note=_note(balanced, full_call),
     )

@@ -15,10 +15,17 @@ import yaml
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from hypothesis import settings as hypothesis_settings
+
 from research.upstreams.scripted import create_upstream
 from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
 from tests.servers import running
+
+# The suite is the same every run (a red CI means a regression); `shadowswitch bench fuzz`
+# explores with fresh random cases.
+hypothesis_settings.register_profile("suite", derandomize=True)
+hypothesis_settings.load_profile("suite")
 
 PG_ADMIN = os.environ.get("SHADOWSWITCH_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BACKEND = os.environ.get("SHADOWSWITCH_TEST_DB", "sqlite")

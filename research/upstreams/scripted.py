@@ -103,19 +103,27 @@ def _pick_tool(tools: list[dict[str, Any]], choice: Any, text: str) -> dict[str,
 
 
 def _required(tool: dict[str, Any]) -> dict[str, Any]:
-    params = tool.get("parameters") or {}
-    props = params.get("properties") or {}
-    return {k: props.get(k, {}) for k in params.get("required") or []}
+    return _value_map(tool.get("parameters"))
 
 
-def _value(schema: dict[str, Any]) -> Any:
-    if "enum" in schema:
+def _value_map(schema: Any) -> dict[str, Any]:
+    """The required properties' schemas; whatever a fuzzed schema holds, never a crash."""
+    schema = schema if isinstance(schema, dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    return {k: props.get(k, {}) for k in required if isinstance(k, str)}
+
+
+def _value(schema: Any) -> Any:
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
     kind = schema.get("type", "string")
     if kind == "object":
-        props = schema.get("properties") or {}
-        return {k: _value(props.get(k, {})) for k in schema.get("required") or []}
-    return {"integer": 1, "number": 1.0, "boolean": True, "array": [], "null": None}.get(kind, "x")
+        return {k: _value(s) for k, s in _value_map(schema).items()}
+    return {"integer": 1, "number": 1.0, "boolean": True, "array": [], "null": None}.get(
+        kind if isinstance(kind, str) else "string", "x"
+    )
 
 
 def _completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:

@@ -103,6 +103,7 @@ def test_english_is_read_with_the_english_encoder() -> None:
         "What's the weather in Boston?",
         "drink",
         "get list of nodes for fabric fab-ed and ip is 3.321.3232.2",
+        "Patient file: 30 years, 100 kg, 170 cm.",  # terse: no function word, still English
     ):
         assert not is_multilingual(text)
     for text in (

