@@ -95,13 +95,7 @@ def serve(
     if workers > 1:
         _serve_workers(settings, workers, log_level)
         return
-    uvicorn.run(
-        application,
-        host=settings.host,
-        port=settings.port,
-        log_level=log_level.lower(),
-        timeout_graceful_shutdown=settings.shutdown_timeout_s,
-    )
+    uvicorn.run(application, **_uvicorn_options(settings, log_level))
 
 
 def exit_zero_on_sigterm() -> None:
@@ -114,6 +108,10 @@ def exit_zero_on_sigterm() -> None:
     import sys
 
     signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
+
+
+WORKER_HEALTHCHECK_S = 120
+KEEP_ALIVE_S = 75  # as nginx
 
 
 def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
@@ -139,11 +137,24 @@ def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
         "shadowswitch.app:app_from_env",
         factory=True,
         workers=workers,
-        host=settings.host,
-        port=settings.port,
-        log_level=log_level.lower(),
-        timeout_graceful_shutdown=settings.shutdown_timeout_s,
+        # uvicorn kills a worker that misses its health ping for 5 s, and every request in flight
+        # on it; a worker loading models or starved of CPU under load is busy, not hung.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+        **_uvicorn_options(settings, log_level),
     )
+
+
+def _uvicorn_options(settings: Any, log_level: str) -> dict[str, Any]:
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": log_level.lower(),
+        "timeout_graceful_shutdown": settings.shutdown_timeout_s,
+        # Longer than the agents' idle pooled connections (httpx, hence the openai SDK: 5 s), so
+        # the client always closes first: at uvicorn's 5 s both ends time out together, and a
+        # request sent on a connection the server is closing fails as a connection error.
+        "timeout_keep_alive": KEEP_ALIVE_S,
+    }
 
 
 def is_loopback(host: str) -> bool:

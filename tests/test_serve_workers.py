@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -34,6 +37,32 @@ def test_two_workers_answer_with_the_flags_settings(tmp_path: Path, upstream: st
             assert raw.parse().choices[0].message.content == f"echo: hello {i}"
         assert httpx.get(f"http://127.0.0.1:{port}/v1/models").json()["data"]
         assert _recorded(db, expected=8) == 8  # into the database the flag named
+        _a_stalled_worker_is_not_killed(server.pid, client)
+
+
+def _a_stalled_worker_is_not_killed(supervisor: int, client: OpenAI) -> None:
+    """A worker that cannot answer uvicorn's health ping for a few seconds (here SIGSTOP; in life
+    a model load or CPU starvation) is busy, not hung: uvicorn's 5 s default killed it, and every
+    request in flight on it with it."""
+    workers = _workers(supervisor)
+    stalled = min(workers)
+    os.kill(stalled, signal.SIGSTOP)
+    try:
+        time.sleep(8)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # killed by its supervisor
+            os.kill(stalled, signal.SIGCONT)
+    time.sleep(1)
+    assert _workers(supervisor) == workers
+    messages = [{"role": "user", "content": "on"}]
+    reply = client.chat.completions.create(model="workers-model", messages=messages)
+    assert reply.choices[0].message.content == "echo: on"
+
+
+def _workers(supervisor: int) -> set[int]:
+    """uvicorn's worker processes (multiprocessing's resource tracker is a child too)."""
+    tree = process_tree(supervisor)
+    return {pid for pid in tree if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()}
 
 
 def _recorded(db: Path, expected: int, timeout_s: float = 10) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -107,12 +108,15 @@ def started(
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process group this run started (the server and its workers), then SIGKILL."""
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
+    """SIGTERM to the process group this run started (the server and its workers), then SIGKILL
+    to whatever of it is still there."""
     try:
+        os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
+        pass
+    except ProcessLookupError:
+        return  # the whole group has ended
+    with contextlib.suppress(ProcessLookupError):  # what is left, such as an orphaned worker
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
+    proc.wait(timeout=5)
