@@ -29,7 +29,7 @@ test: install lint test-sqlite test-postgres
 test-sqlite: install
 	$(PY) -m pytest -q
 
-# The database-facing tests again on PostgreSQL (the engine tests touch no database).
+# The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
 test-postgres: install
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -m "not slow"
 

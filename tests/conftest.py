@@ -31,6 +31,16 @@ PG_ADMIN = os.environ.get("SHADOWSWITCH_TEST_PG", "postgresql://postgres@127.0.0
 BACKEND = os.environ.get("SHADOWSWITCH_TEST_DB", "sqlite")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On the PostgreSQL pass, run only the tests that take the backend under test (`db_url`):
+    the others do not depend on it and already ran in the SQLite pass."""
+    if BACKEND != "postgres":
+        return
+    keep = [item for item in items if "db_url" in getattr(item, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def upstream() -> Iterator[str]:
     """The scripted OpenAI-compatible upstream, over real HTTP; its base URL ends in /v1."""
