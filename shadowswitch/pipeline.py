@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from shadowswitch import openai_format as wire
-from shadowswitch.answers import apply_choice, apply_verdict, choice_json, local_message, same_call, same_tool
+from shadowswitch.answers import (
+    apply_choice,
+    apply_verdict,
+    call_of,
+    choice_json,
+    local_message,
+    same_call,
+    same_tool,
+)
 from shadowswitch.breaker import judge
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
@@ -303,10 +311,20 @@ class Pipeline:
     def _learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
         """A valid generative answer beside the local view of the same request: an exemplar."""
         if self.learning and ctx.policy is not None and ctx.decision.valid:
-            observe = self.learning.observe(
-                ctx.policy, ctx.decision.id, ctx.request, choice, generative, self.local
-            )
-            self._spawn(observe)
+            self._spawn(self._observe(ctx, ctx.policy, choice, generative))
+
+    async def _observe(
+        self, ctx: Context, policy: Policy, choice: Choice, generative: dict[str, Any]
+    ) -> None:
+        assert self.learning is not None
+        fill = getattr(self.local, "fill_tool", None)
+        if fill is not None and unfilled(choice) and call_of(generative).name == choice.name:
+            # The engine abstained before filling (the ranking decided it); whether its arguments
+            # would have agreed with the upstream's is what learning asks: fill them now, off
+            # the request path.
+            filled = await fill(ctx.request, policy, choice.name, self.learning.memory(policy))
+            choice.arguments, choice.sources = filled.arguments, filled.sources
+        await self.learning.observe(policy, ctx.decision.id, ctx.request, choice, generative, self.local)
 
     # -- background comparisons ----------------------------------------------------------
 
@@ -435,6 +453,11 @@ class Pipeline:
         self.recorder.record(ctx.decision, calls)
         if self.metrics:
             self.metrics.observe(ctx.decision)
+
+
+def unfilled(choice: Choice) -> bool:
+    """A tool chosen, its arguments never filled: the engine abstained on the ranking alone."""
+    return choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
 
 
 def stored_prompt(request: ChatView, cap: int, redact: Redactor = default_redactor) -> str:

@@ -12,6 +12,8 @@ import torch
 
 from shadowswitch.engines.local import configure_torch
 from shadowswitch.engines.local.engine import ChoiceEngine
+from shadowswitch.engines.local.runtime import models
+from shadowswitch.engines.local.runtime.models import native_bf16
 
 LOCAL = Path(__file__).resolve().parents[2] / "shadowswitch" / "engines" / "local"
 
@@ -53,3 +55,31 @@ def environment_writes(path: Path) -> list[str]:
 
 def test_the_engine_writes_no_environment_variables() -> None:
     assert [hit for path in sorted(LOCAL.rglob("*.py")) for hit in environment_writes(path)] == []
+
+
+@pytest.mark.parametrize(
+    ("cpuinfo", "native"),
+    [
+        ("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n", False),  # AVX2 only: emulated bfloat16
+        ("flags\t\t: avx2 avx512f avx512_bf16\n", True),
+        ("flags\t\t: avx2 amx_tile amx_bf16\n", True),
+        ("Features\t: fp asimd bf16 i8mm\n", True),  # Arm
+        ("processor\t: 0\n", None),  # no flags line: cannot tell, the probe decides
+    ],
+)
+def test_native_bfloat16_is_read_from_the_cpu_flags(
+    tmp_path: Path, cpuinfo: str, native: bool | None
+) -> None:
+    path = tmp_path / "cpuinfo"
+    path.write_text(cpuinfo)
+    assert native_bf16(path) is native
+    assert native_bf16(tmp_path / "absent") is None
+
+
+def test_without_a_bfloat16_unit_the_model_stays_float32_unprobed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(models, "native_bf16", lambda: False)
+    monkeypatch.delenv("SHADOWSWITCH_LM_DTYPE", raising=False)
+    # A model that fails when run: the answer must come without a timing probe.
+    assert models.fastest_dtype(object(), "lm", "SHADOWSWITCH_LM_DTYPE", (1, 4)) is torch.float32

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from shadowswitch.request import ChatView, message_text
 
@@ -43,3 +44,47 @@ def intent_text(text: str) -> str:
     for pattern, kind in ADDRESSES:
         text = pattern.sub(kind, text)
     return text
+
+
+def called_this_turn(request: ChatView, tool_error: str) -> set[str]:
+    """The tools already called for the last user turn whose result came back without an error
+    (`tool_error`: the policy's `feedback.tool_error_regex`; a call with no result counts as done).
+
+    The engine reads the same user turn on the step after a call as on the step that made it,
+    so it ranks that tool first again: nothing in its reading says whether the call was enough.
+    A call whose result is an error may be made again, with other arguments."""
+    after = _after_last_user(request.messages)
+    results = {
+        str(m.get("tool_call_id") or m.get("name")): message_text(m)
+        for m in after
+        if m.get("role") in ("tool", "function")
+    }
+    failed = re.compile(tool_error)
+    done = set()
+    for message in after:
+        if message.get("role") != "assistant":
+            continue
+        for call_id, name in _named_calls(message):
+            result = results.get(call_id)
+            if result is None or not failed.search(result):
+                done.add(name)
+    return done
+
+
+def _after_last_user(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return messages[last + 1 :]
+
+
+def _named_calls(message: dict[str, Any]) -> list[tuple[str, str]]:
+    """(the id its result names, tool name) of an assistant message's calls; a legacy
+    `function_call`'s result names the function instead of an id."""
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            calls.append((str(call.get("id")), function["name"]))
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+        calls.append((legacy["name"], legacy["name"]))
+    return calls

@@ -19,13 +19,14 @@ from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
-from shadowswitch.engines.local.conversation import query_text, value_turn
+from shadowswitch.engines.local.conversation import called_this_turn, query_text, value_turn
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime.encoder import Encoder, TextEncoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
+from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
@@ -34,6 +35,7 @@ from shadowswitch.learning.memory import Memory
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
+QUERY_CACHE = 1024  # user turns whose vectors are kept (a few KB each)
 KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 
 
@@ -70,6 +72,7 @@ class Decider:
         self.cal = prior.for_models(self.encoder.name, models.lm_id)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
+        self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
         self.reference = ReferenceTools.load(self.encoder, models.cache_dir, self.cal.reference_tools)
         self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
@@ -82,7 +85,7 @@ class Decider:
             csets = [build_candidates(j.request, j.policy) for j in jobs]
             shared.lap("candidates")
             texts = [t for cset in csets for c in cset.candidates for t in (c.text, *c.examples)]
-            queries = self.encoder.embed([query_text(j.request) for j in jobs], remember=texts)
+            queries = self._queries([query_text(j.request) for j in jobs], texts)
             shared.lap("scoring")
             choices = [
                 self.decide(j.request, j.policy, q, cset, j.memory)
@@ -95,6 +98,18 @@ class Decider:
             for lap, ms in shared.laps.items():
                 choice.timings_ms[lap] = round(choice.timings_ms.get(lap, 0.0) + ms / len(jobs), 2)
         return choices
+
+    def _queries(self, queries: list[str], remember: list[str]) -> list[torch.Tensor]:
+        """The queries' vectors: an agent's steps after a tool result read the same user turn
+        again, so each turn's vector is kept; new ones share one pass with new candidate texts."""
+        new = [q for q in dict.fromkeys(queries) if q not in self.query_vectors]
+        for text, vector in zip(new, self.encoder.embed(new, remember=remember), strict=True):
+            self.query_vectors.put(text, vector)
+        vectors = []
+        for query in queries:
+            vector = self.query_vectors.get(query)
+            vectors.append(vector if vector is not None else self.encoder.embed([query])[0])
+        return vectors
 
     def decide(
         self,
@@ -169,13 +184,24 @@ class Decider:
     ) -> Choice:
         order = ranking.order()
         best = ranking.candidates[order[0]]
-        choice = self._fill(best, request, policy, memory)
-        choice.candidates = [
+        candidates = [
             ScoredCandidate(ranking.candidates[i].id, ranking.scores[i], ranking.probs[i]) for i in order
         ]
-        choice.confidence = ranking.probs[order[0]]
-        choice.margin = margin(ranking.probs)
-        choice.abstain_reason = choice.abstain_reason or _threshold_reason(choice, policy, memory)
+        confidence, gap = ranking.probs[order[0]], margin(ranking.probs)
+        # Abstain before filling where the ranking alone decides it: the fill (the value LM above
+        # all) would only add its time to the generative answer that follows.
+        reason = _threshold_reason(confidence, gap, len(candidates), policy, memory)
+        if (
+            reason is None
+            and best.kind == "tool"
+            and best.id in called_this_turn(request, policy.feedback.tool_error_regex)
+        ):
+            reason = f"repeated_call: {best.id} was already called for this user turn"
+        if reason is not None:
+            choice = Choice(best.kind, _name(best), abstain_reason=reason)
+        else:
+            choice = self._fill(best, request, policy, memory)
+        choice.candidates, choice.confidence, choice.margin = candidates, confidence, gap
         return choice
 
     def _fill(
@@ -233,15 +259,21 @@ class Decider:
         return True
 
 
-def _threshold_reason(choice: Choice, policy: Policy, memory: Memory | None = None) -> str | None:
+def _threshold_reason(
+    confidence: float, gap: float, count: int, policy: Policy, memory: Memory | None = None
+) -> str | None:
     """The policy's thresholds, or the learned state's (fitted to `engine.target_agreement`)."""
     floor = memory.min_confidence if memory else policy.engine.min_confidence
     min_margin = 0.0 if memory else policy.engine.min_margin
-    if choice.confidence < floor:
-        return f"low_confidence {choice.confidence:.2f} < {floor}"
-    if len(choice.candidates) > 1 and choice.margin < min_margin:
-        return f"small_margin {choice.margin:.2f} < {min_margin}"
+    if confidence < floor:
+        return f"low_confidence {confidence:.2f} < {floor}"
+    if count > 1 and gap < min_margin:
+        return f"small_margin {gap:.2f} < {min_margin}"
     return None
+
+
+def _name(candidate: Candidate) -> str | None:
+    return None if candidate.kind == "no_tool" else candidate.id
 
 
 def learned_values(
