@@ -69,7 +69,9 @@ def write_policies(directory: Path, upstream: dict[str, Any], compare_percent: f
         "match": {"model": "travel-agent"},
         "upstream": upstream,
         "rollout": {"mode": "off", "percent": 0, "sticky_key": "user", "compare_percent": compare_percent},
-        "engine": {"model": "embedded", "scorer": "hybrid"},
+        # embedding: the value LM re-ranked close text values at ~0.1-0.2 s a parameter and changed
+        # no outcome of the task set for the better (docs/e2e.md)
+        "engine": {"model": "embedded", "scorer": "embedding"},
         # reprobe_after_s 0: after a trip the task type stays generative until a person acts
         "breaker": {"consecutive_failures": 3, "reprobe_after_s": 0},
         "feedback": {"tool_error_regex": r"^error:"},
