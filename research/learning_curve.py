@@ -246,7 +246,8 @@ def choice_with_memory(exemplars: int = 10_000, requests: int = 30) -> dict[str,
     vectors = rng.normal(size=(exemplars, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     labels = np.array([names[i % len(names)] for i in range(exemplars)], dtype=object)
-    memory = Memory(1, engine.engine.models.encoder_id, vectors, labels, 0.8, 0.5)
+    calls = np.where(np.arange(exemplars) % 3 == 0, 0.0, 1.0)
+    memory = Memory(1, engine.engine.models.encoder_id, vectors, labels, 0.8, 0.5, calls=calls)
     policy = Policy(task_type=TASK, engine={"scorer": "hybrid"})
     out: dict[str, Any] = {"exemplars": exemplars, "requests": len(cases)}
     for label, mem in (("without_memory", None), ("with_memory", memory)):

@@ -2,14 +2,16 @@
 
 The pairs are split by time: the newest ones the served state has not learned from are held out
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
-(fit.py), and both states decide the held-out pairs. Each pair then counts as a win, a loss or a
-tie for the challenger, by a utility that makes serving worth it only at the target agreement: a
-served answer that agrees is +1, one that does not is −target/(1−target), abstaining 0. The
-challenger is promoted when the anytime-valid confidence sequence of its share of wins among the
-decided pairs lies above one half (`sequential.py`: learning looks again at every run, and a
-fixed interval would let repeated looks promote on luck), and its agreement on the held-out pairs
-is not below the target nor below the served state's. Every run that judged a challenger is an
-audit event with its figures; a promotion is a new version, and `rollback` serves the one before.
+(fit.py), and both states decide the held-out pairs. Each pair is scored by a utility that makes
+serving worth it only at the target agreement: a served answer that agrees is +1, one that does
+not is −target/(1−target), abstaining 0. Coverage and agreement are thereby weighed together: a
+challenger that serves more of what agrees gains, one that serves a wrong answer loses far more.
+The challenger is promoted when a betting test on the paired utility differences, in time order,
+finds their mean above zero (`sequential.betting_wealth` reaching 1/α: valid however often
+learning looks again), and its held-out agreement is not plainly below the target (the upper end
+of its anytime-valid confidence sequence). Every run that judged a challenger is an audit event
+with its figures and the reasons it was not promoted; a promotion is a new version, and
+`rollback` serves the one before.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.learning.fit import Outcome, Pair, args_rate, at, curve, decide, fit, served
-from shadowswitch.learning.memory import learned_constants
+from shadowswitch.learning.memory import floor_for, learned_constants
 from shadowswitch.policy.models import Engine as EnginePolicy
-from shadowswitch.sequential import confidence_sequence
+from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
 from shadowswitch.store.tables import EngineState, Exemplar
 
@@ -46,6 +48,7 @@ class Spec:
     weight: float
     min_confidence: float
     min_margin: float
+    floor: float = 0.6  # the memory's similarity floor (its encoder's)
 
 
 def to_pair(row: Exemplar) -> Pair:
@@ -65,12 +68,13 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
     if state is None:
         return Spec(0, [], 0.0, policy.min_confidence, policy.min_margin)
     memory = [p for p in pairs if p.id <= state.exemplar_max_id]
-    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0)
+    floor = floor_for(state.encoder)
+    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor)
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
     constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
-    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants)
+    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor)
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
@@ -85,25 +89,32 @@ def compare(
     current: tuple[list[Outcome], list[bool]],
     target: float,
 ) -> dict[str, Any]:
-    """Wins and losses of the challenger on the held-out pairs, and whether they support it."""
-    wins = losses = 0
-    for c, cs, s, ss in zip(*challenger, *current, strict=True):
-        diff = utility(c, cs, target) - utility(s, ss, target)
-        wins += diff > 1e-9
-        losses += diff < -1e-9
-    low, high = confidence_sequence(wins, wins + losses)
+    """The challenger against the served state on the held-out pairs, and whether it is better."""
+    penalty = target / (1 - target)
+    diffs = [
+        utility(c, cs, target) - utility(s, ss, target)
+        for c, cs, s, ss in zip(*challenger, *current, strict=True)
+    ]
+    wins, losses = sum(d > 1e-9 for d in diffs), sum(d < -1e-9 for d in diffs)
+    wealth = betting_wealth([d / (1 + penalty) for d in diffs])  # scaled into [−1, 1]
     figures = {"challenger": _figures(*challenger), "served": _figures(*current)}
-    agreement = figures["challenger"]["agreement"]
-    floor = min(target, figures["served"]["agreement"] or 0.0)
+    kept = figures["challenger"]
+    hits = round((kept["agreement"] or 0.0) * kept["served"])
+    high = confidence_sequence(hits, kept["served"])[1]
     reasons = []
-    if wins + losses == 0 or low <= 0.5:
-        reasons.append(f"no evidence it is better: {wins} wins, {losses} losses, win share ≥ {low:.2f}")
-    if agreement is not None and agreement < floor:
-        reasons.append(f"held-out agreement {agreement:.3f} below {floor:.3f}")
+    if wealth < 1 / ALPHA:
+        reasons.append(
+            f"no evidence it is better: utility {sum(diffs):+.1f} over {len(diffs)} pairs "
+            f"({wins} wins, {losses} losses), betting wealth {wealth:.2f} < {1 / ALPHA:.0f}"
+        )
+    if high < target:
+        reasons.append(f"held-out agreement {kept['agreement']:.3f} plainly below {target} (≤ {high:.3f})")
     return {
         "wins": wins,
         "losses": losses,
-        "win_share_ci": [round(low, 4), round(high, 4)],
+        "utility": round(sum(diffs), 2),
+        "wealth": round(wealth, 3),
+        "agreement_ci_high": round(high, 4),
         **figures,
         "promote": not reasons,
         "why_not": "; ".join(reasons) or None,
@@ -145,10 +156,11 @@ def learn(
         return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
     train, holdout = pairs[:-holdout_n], pairs[-holdout_n:]
     step("fitting", 0.2)
-    fitted = fit(train[-MAX_FIT:], policy.target_agreement)
+    floor = floor_for(rows[0].encoder)
+    fitted = fit(train[-MAX_FIT:], policy.target_agreement, floor)
     step("judging", 0.7)
     rate = args_rate(train)
-    challenger = Spec(spec.version + 1, train, fitted.weight, fitted.min_confidence, 0.0)
+    challenger = Spec(spec.version + 1, train, fitted.weight, fitted.min_confidence, 0.0, floor)
     verdict = compare(judge(challenger, holdout, rate), judge(spec, holdout, rate), policy.target_agreement)
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
@@ -245,7 +257,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
     }
     if recent:
         constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
-        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants)
+        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants, spec.floor)
         point = at(outcomes, spec.min_confidence, spec.min_margin)
         out["recent"] = {"pairs": len(recent), "agreement": point["agreement"], "coverage": point["coverage"]}
         out["curve"] = curve(outcomes)
