@@ -62,7 +62,7 @@ def pairs_needed(rate: float, half_width: float, alpha: float = ALPHA, limit: in
     return high
 
 
-def betting_wealth(steps: Sequence[float], alpha: float = ALPHA, cap: float = 0.5) -> float:
+def betting_wealth(steps: Sequence[float], alpha: float = ALPHA, cap: float = 0.8) -> float:
     """Evidence that the mean of `steps` (each in [−1, 1], in the order observed) is above 0.
 
     A bettor stakes λ_t of its wealth on each step: wealth ∏(1 + λ_t x_t) is a nonnegative
