@@ -148,3 +148,30 @@ def test_a_call_the_engine_never_filled_is_not_judged_on_its_arguments() -> None
     rewritten = Choice("tool", "get_weather", arguments={"city": "Bergen"})
     row = build_exemplar("t", "d1", request, unfilled, upstream, rewritten)
     assert row is not None and row.args_status == "differ"
+
+
+def test_parameters_the_upstream_always_sets_become_required() -> None:
+    from shadowswitch.engines.local.decider import with_usual
+    from shadowswitch.learning.memory import learned_constants, usual_parameters
+
+    said = {"type": "str", "in_text": True}
+    calls: list[tuple[str, dict[str, Any] | None]] = [
+        (
+            "get_weather",
+            {"city": said, "unit": said, "units": {"type": "str", "in_text": False, "value": "si"}},
+        )
+    ] * 6
+    calls += [("get_weather", {"city": said, "units": {"type": "str", "in_text": False, "value": "si"}})]
+    calls += [("__no_tool__", None)] * 6
+    usual = usual_parameters(calls)
+    assert usual == {"get_weather": ["city", "units"]}  # `unit` in 6 of 7 calls: not always
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"type": "string"}, "units": {"type": "string"}},
+        "required": [],
+    }
+    memory = Memory(1, "e", np.zeros((0, DIM)), np.array([], dtype=object), 0.5, 0.5)
+    memory.constants, memory.usual = learned_constants(calls), usual
+    asked = with_usual(schema, memory, "get_weather")
+    assert asked["required"] == ["city"]  # `units` is a learned constant: supplied, not asked
+    assert schema["required"] == [] and with_usual(schema, memory, "other") is schema

@@ -50,6 +50,7 @@ class Memory:
     weight: float  # how much the vote counts against the zero-shot ranking
     min_confidence: float  # the fitted threshold on the mixed confidence
     constants: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool → param → value
+    usual: dict[str, list[str]] = field(default_factory=dict)  # tool → params the upstream always sets
     calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
     call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
 
@@ -161,4 +162,22 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
             keys = {repr(v["value"]) for v in found}
             if len(keys) == 1 and len(found) >= CONSTANT_SHARE * len(seen):
                 out.setdefault(tool, {})[param] = found[0]["value"]
+    return out
+
+
+def usual_parameters(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, list[str]]:
+    """tool → parameters the upstream set in (nearly) every call of that tool, whatever the value:
+    for this agent they are as good as required, so the engine fills them or abstains (an
+    optional parameter left out is a call that does not agree)."""
+    calls: dict[str, list[Mapping[str, Any]]] = {}
+    for tool, args in arguments:
+        if tool != NO_TOOL:
+            calls.setdefault(tool, []).append(args or {})
+    out: dict[str, list[str]] = {}
+    for tool, seen in calls.items():
+        if len(seen) >= CONSTANT_MIN:
+            params = sorted({p for args in seen for p in args})
+            usual = [p for p in params if sum(p in args for args in seen) >= CONSTANT_SHARE * len(seen)]
+            if usual:
+                out[tool] = usual
     return out

@@ -18,7 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.fit import args_rate
-from shadowswitch.learning.memory import Memory, learned_constants
+from shadowswitch.learning.memory import Memory, learned_constants, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,8 @@ class ServedMemories:
             if rows
             else np.zeros((0, dim))
         )
-        constants = learned_constants([(r.label, r.arguments) for r in rows])
+        calls = [(r.label, r.arguments) for r in rows]
+        constants = learned_constants(calls)
         pairs = [to_pair(r) for r in rows]
         return Memory(
             version=state.version,
@@ -75,6 +76,7 @@ class ServedMemories:
             weight=state.memory_weight,
             min_confidence=state.min_confidence,
             constants=constants,
+            usual=usual_parameters(calls),
             calls=np.array([p.call(constants) for p in pairs], dtype=np.float64),
             call_prior=args_rate(pairs),
         )

@@ -230,7 +230,8 @@ class Decider:
         # The LM re-ranks close text values where the policy's scorer uses it (lm, hybrid):
         # about 110-210 ms per parameter asked on 2 cores, so `embedding` stays the fast encoder-only path.
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
-        filled = self.filler.fill(best.parameters, text, partial(self._decode, best, text), rerank)
+        asked = with_usual(best.parameters, memory, best.id) if memory else best.parameters
+        filled = self.filler.fill(asked, text, partial(self._decode, best, text), rerank)
         if memory is not None:
             learned_values(filled, best.parameters, memory.constants.get(best.id, {}), memory.version)
         args = filled.arguments
@@ -285,6 +286,17 @@ def _threshold_reason(
 
 def _name(candidate: Candidate) -> str | None:
     return None if candidate.kind == "no_tool" else candidate.id
+
+
+def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
+    """The tool's schema with the parameters the upstream always sets made required (those a
+    learned constant supplies excepted): the engine fills them from the text or abstains."""
+    constants = memory.constants.get(tool, {})
+    properties = parameters.get("properties") or {}
+    usual = [p for p in memory.usual.get(tool, []) if p in properties and p not in constants]
+    required = list(parameters.get("required") or [])
+    added = [p for p in usual if p not in required]
+    return {**parameters, "required": required + added} if added else parameters
 
 
 def learned_values(
