@@ -175,3 +175,17 @@ def test_parameters_the_upstream_always_sets_become_required() -> None:
     asked = with_usual(schema, memory, "get_weather")
     assert asked["required"] == ["city"]  # `units` is a learned constant: supplied, not asked
     assert schema["required"] == [] and with_usual(schema, memory, "other") is schema
+
+
+def test_a_young_task_type_is_judged_on_cross_fitted_blocks() -> None:
+    from shadowswitch.learning.challenger import ENOUGH, Spec, cross_fitted
+
+    prior = Spec(0, [], 0.0, 0.5, 0.05)
+    pairs, _ = pairs_with_a_bad_kind(6, n=100)
+    newest = fit(pairs[:75], 0.95)
+    challenger, served, blocks = cross_fitted(pairs, 25, prior, newest, 0.95, 0.6)
+    assert blocks == 4 and len(challenger[0]) == len(served[0]) == ENOUGH  # every pair judged once
+    verdict = compare(challenger, served, 0.95)
+    assert verdict["promote"] is True, verdict  # the prior serves kind 1's wrong calls
+    many, _ = pairs_with_a_bad_kind(7, n=400)  # ENOUGH fresh pairs: the newest block alone
+    assert cross_fitted(many, 100, prior, fit(many[:300], 0.95), 0.95, 0.6)[2] == 1

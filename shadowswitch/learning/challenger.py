@@ -2,7 +2,9 @@
 
 The pairs are split by time: the newest ones the served state has not learned from are held out
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
-(fit.py), and both states decide the held-out pairs. Each pair is scored by a utility that makes
+(fit.py), and both states decide the held-out pairs. While those are fewer than `ENOUGH`, earlier
+blocks of as many pairs are held out in turn too, each decided by a challenger fitted on all the
+other pairs (cross-fitting), so that a young task type has evidence enough to pass. Each pair is scored by a utility that makes
 serving worth it only at the target agreement: a served answer that agrees is +1, one that does
 not is −target/(1−target), abstaining 0. Coverage and agreement are thereby weighed together: a
 challenger that serves more of what agrees gains, one that serves a wrong answer loses far more.
@@ -23,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.learning.fit import Outcome, Pair, args_rate, at, curve, decide, fit, served
+from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.memory import floor_for, learned_constants
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
@@ -35,6 +37,7 @@ MIN_HOLDOUT = 20
 HOLDOUT_SHARE = 0.25
 RECENT = 200  # pairs the status figures are computed on
 MAX_HOLDOUT = 500  # held-out pairs judged at most (the newest)
+ENOUGH = 100  # held-out pairs judged at least, when there are that many (cross-fitting)
 MAX_FIT = 2000  # pairs the weight and threshold are fitted on at most (leave-one-out is n²)
 Progress = Callable[[str, float], None]  # step, share done
 
@@ -154,14 +157,14 @@ def learn(
         step("done", 1.0)
         need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
         return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
-    train, holdout = pairs[:-holdout_n], pairs[-holdout_n:]
+    train = pairs[:-holdout_n]
     step("fitting", 0.2)
     floor = floor_for(rows[0].encoder)
     fitted = fit(train[-MAX_FIT:], policy.target_agreement, floor)
-    step("judging", 0.7)
-    rate = args_rate(train)
-    challenger = Spec(spec.version + 1, train, fitted.weight, fitted.min_confidence, 0.0, floor)
-    verdict = compare(judge(challenger, holdout, rate), judge(spec, holdout, rate), policy.target_agreement)
+    step("judging", 0.5)
+    judged = cross_fitted(pairs, holdout_n, spec, fitted, policy.target_agreement, floor)
+    verdict = compare(judged[0], judged[1], policy.target_agreement)
+    verdict["cross_fitted"] = judged[2]
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
         fitted={
@@ -178,6 +181,35 @@ def learn(
         _record(store, task, actor, rows, train, fitted, verdict, result)
     step("done", 1.0)
     return result
+
+
+Judged = tuple[list[Outcome], list[bool]]
+
+
+def cross_fitted(
+    pairs: Sequence[Pair], holdout_n: int, spec: Spec, newest: Fitted, target: float, floor: float
+) -> tuple[Judged, Judged, int]:
+    """Both states' decisions of the held-out (newest) pairs and, while those are fewer than
+    `ENOUGH`, of earlier blocks of the same size too, each decided by a challenger fitted on all
+    the other pairs: a young task type gets four times the evidence without any pair judging the
+    fit it was part of. In time order, with the number of blocks."""
+    n = len(pairs)
+    blocks = [(n - holdout_n, n)]
+    while sum(b - a for a, b in blocks) < ENOUGH and blocks[0][0] > 0:
+        blocks.insert(0, (max(0, blocks[0][0] - holdout_n), blocks[0][0]))
+    challenger: Judged = ([], [])
+    served: Judged = ([], [])
+    for start, end in blocks:
+        block = pairs[start:end]
+        # The newest block: the challenger that would be promoted, fitted on the pairs before it.
+        rest = list(pairs[:start]) if end == n else [*pairs[:start], *pairs[end:]]
+        fitted = newest if end == n else fit(rest[-MAX_FIT:], target, floor)
+        rate = args_rate(rest)
+        state = Spec(spec.version + 1, rest, fitted.weight, fitted.min_confidence, 0.0, floor)
+        for into, judged in ((challenger, judge(state, block, rate)), (served, judge(spec, block, rate))):
+            into[0].extend(judged[0])
+            into[1].extend(judged[1])
+    return challenger, served, len(blocks)
 
 
 def _usable(store: ExemplarStore, task: str) -> list[Exemplar]:
