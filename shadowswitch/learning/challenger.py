@@ -4,16 +4,16 @@ The pairs are split by time: the newest ones the served state has not learned fr
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
 (fit.py), and both states decide the held-out pairs. While those are fewer than `ENOUGH`, earlier
 blocks of as many pairs are held out in turn too, each decided by a challenger fitted on all the
-other pairs (cross-fitting), so that a young task type has evidence enough to pass. Each pair is scored by a utility that makes
-serving worth it only at the target agreement: a served answer that agrees is +1, one that does
-not is −target/(1−target), abstaining 0. Coverage and agreement are thereby weighed together: a
-challenger that serves more of what agrees gains, one that serves a wrong answer loses far more.
-The challenger is promoted when a betting test on the paired utility differences, in time order,
-finds their mean above zero (`sequential.betting_wealth` reaching 1/α: valid however often
-learning looks again), and its held-out agreement is not plainly below the target (the upper end
-of its anytime-valid confidence sequence). Every run that judged a challenger is an audit event
-with its figures and the reasons it was not promoted; a promotion is a new version, and
-`rollback` serves the one before.
+other pairs (cross-fitting), so that a young task type has evidence enough to pass. Each pair is
+scored by a utility that makes serving worth it only at the target agreement: a served answer that
+agrees is +1, one that does not is −target/(1−target), abstaining 0. Coverage and agreement are
+thereby weighed together: a challenger that serves more of what agrees gains, one that serves a
+wrong answer loses far more. The challenger is promoted when a betting test on the paired utility
+differences, in time order, finds their mean above zero (`sequential.betting_wealth` reaching 1/α:
+valid however often learning looks again), and its held-out agreement is not plainly below the
+target (the upper end of its anytime-valid confidence sequence). Every run that judged a
+challenger is an audit event with its figures and the reasons it was not promoted; a promotion is
+a new version, and `rollback` serves the one before.
 """
 
 from __future__ import annotations
