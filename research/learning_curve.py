@@ -22,8 +22,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,8 @@ def traffic(seed: int = 0) -> tuple[list[BfclCase], list[BfclCase]]:
         for case in load_cases(category):
             if case.tools and _text(case):
                 groups[tuple(sorted(t["function"]["name"] for t in case.tools))].append(case)
-    stream, test = [], []
+    stream: list[BfclCase] = []
+    test: list[BfclCase] = []
     for cases in groups.values():
         if len(cases) >= MIN_GROUP:
             for i, case in enumerate(cases):
@@ -186,7 +187,34 @@ def judge(case: BfclCase, decision: dict[str, Any]) -> dict[str, Any]:
         "agree": bool(agree),
         "invented": invented if served else 0,
         "choice_ms": choice_ms,
+        "why": None if agree and served else miss(case, decision) if served else abstained(decision),
     }
+
+
+def miss(case: BfclCase, decision: dict[str, Any]) -> str:
+    """What was wrong with a served answer that did not agree."""
+    chosen = decision.get("chosen")
+    if chosen == "__no_tool__":
+        return "no tool where a call was due"
+    if not case.answers:
+        return "a call where none was due"
+    error = check_case(case, [Call(str(chosen), dict(decision.get("arguments") or {}))]).error or ""
+    for prefix, kind in (
+        ("wrong function", "wrong tool"),
+        ("optional parameter", "an optional parameter the upstream sets, left out"),
+        ("wrong value", "a value the upstream writes otherwise"),
+        ("unexpected parameter", "a parameter the upstream leaves out"),
+        ("wrong type", "a value of another type"),
+    ):
+        if error.startswith(prefix):
+            return kind
+    return error or "other"
+
+
+def abstained(decision: dict[str, Any]) -> str:
+    """Why a test request was not answered locally: the reason's kind, without its figures."""
+    reason = str(decision.get("abstain_reason") or decision.get("path") or "none")
+    return reason.split(":")[0].split(" ")[0]
 
 
 def checkpoint(bench: Bench, test: list[BfclCase], pairs: int) -> dict[str, Any]:
@@ -220,7 +248,13 @@ def checkpoint(bench: Bench, test: list[BfclCase], pairs: int) -> dict[str, Any]
         "agreement_all": round(sum(j["agree"] and j["served"] for j in judged) / len(judged), 4),
         "invented_values": sum(j["invented"] for j in judged),
         "choice_ms_p50": _p50([j["choice_ms"] for j in judged]),
+        "misses": _counts(j["why"] for j in judged if j["served"] and not j["agree"]),
+        "abstained": _counts(j["why"] for j in judged if not j["served"]),
     }
+
+
+def _counts(kinds: Iterable[str | None]) -> dict[str, int]:
+    return dict(Counter(k or "other" for k in kinds).most_common())
 
 
 def _p50(values: list[float]) -> float | None:
@@ -235,7 +269,7 @@ def choice_with_memory(exemplars: int = 10_000, requests: int = 30) -> dict[str,
 
     from shadowswitch.engines.local import create_engine
     from shadowswitch.learning.memory import Memory
-    from shadowswitch.policy.models import Policy
+    from shadowswitch.policy.models import Engine, Policy
     from shadowswitch.request import ChatView
 
     engine = create_engine()
@@ -246,8 +280,9 @@ def choice_with_memory(exemplars: int = 10_000, requests: int = 30) -> dict[str,
     vectors = rng.normal(size=(exemplars, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     labels = np.array([names[i % len(names)] for i in range(exemplars)], dtype=object)
-    memory = Memory(1, engine.engine.models.encoder_id, vectors, labels, 0.8, 0.5)
-    policy = Policy(task_type=TASK, engine={"scorer": "hybrid"})
+    calls = np.where(np.arange(exemplars) % 3 == 0, 0.0, 1.0)
+    memory = Memory(1, engine.engine.models.encoder_id, vectors, labels, 0.8, 0.5, calls=calls)
+    policy = Policy(task_type=TASK, engine=Engine(scorer="hybrid"))
     out: dict[str, Any] = {"exemplars": exemplars, "requests": len(cases)}
     for label, mem in (("without_memory", None), ("with_memory", memory)):
         laps = []

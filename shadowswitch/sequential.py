@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 
 from scipy.optimize import brentq
 from scipy.special import betaln, xlog1py, xlogy
@@ -59,3 +60,26 @@ def pairs_needed(rate: float, half_width: float, alpha: float = ALPHA, limit: in
         middle = (low + high) // 2
         low, high = (middle, high) if wide(middle) else (low, middle)
     return high
+
+
+def betting_wealth(steps: Sequence[float], alpha: float = ALPHA, cap: float = 0.8) -> float:
+    """Evidence that the mean of `steps` (each in [−1, 1], in the order observed) is above 0.
+
+    A bettor stakes λ_t of its wealth on each step: wealth ∏(1 + λ_t x_t) is a nonnegative
+    martingale when the mean is at most 0, so it reaches 1/α with probability at most α, however
+    often it is read (Ville). λ_t is chosen from the steps before t only (the predictable
+    plug-in of Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting",
+    2023), so a few large gains and many small losses — the shape of a paired comparison that
+    weighs a wrong answer far above an abstention — count for what they are worth, which a sign
+    test of wins against losses cannot do."""
+    wealth, total, squares = 1.0, 0.0, 0.25
+    log_inv = math.log(1 / alpha)
+    for t, x in enumerate(steps, start=1):
+        mean = total / t  # the steps before t, with one pseudo-step at 0 (the null)
+        variance = squares / t
+        stake = min(cap, math.sqrt(2 * log_inv / (variance * t * math.log(t + 1))))
+        stake = stake if mean > 0 else stake * 0.25  # stake less while the evidence points down
+        wealth *= 1 + stake * x
+        total += x
+        squares += (x - total / t) ** 2
+    return wealth

@@ -2,14 +2,18 @@
 
 The pairs are split by time: the newest ones the served state has not learned from are held out
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
-(fit.py), and both states decide the held-out pairs. Each pair then counts as a win, a loss or a
-tie for the challenger, by a utility that makes serving worth it only at the target agreement: a
-served answer that agrees is +1, one that does not is −target/(1−target), abstaining 0. The
-challenger is promoted when the anytime-valid confidence sequence of its share of wins among the
-decided pairs lies above one half (`sequential.py`: learning looks again at every run, and a
-fixed interval would let repeated looks promote on luck), and its agreement on the held-out pairs
-is not below the target nor below the served state's. Every run that judged a challenger is an
-audit event with its figures; a promotion is a new version, and `rollback` serves the one before.
+(fit.py), and both states decide the held-out pairs. While those are fewer than `ENOUGH`, earlier
+blocks of as many pairs are held out in turn too, each decided by a challenger fitted on all the
+other pairs (cross-fitting), so that a young task type has evidence enough to pass. Each pair is
+scored by a utility that makes serving worth it only at the target agreement: a served answer that
+agrees is +1, one that does not is −target/(1−target), abstaining 0. Coverage and agreement are
+thereby weighed together: a challenger that serves more of what agrees gains, one that serves a
+wrong answer loses far more. The challenger is promoted when a betting test on the paired utility
+differences, in time order, finds their mean above zero (`sequential.betting_wealth` reaching 1/α:
+valid however often learning looks again), and its held-out agreement is not plainly below the
+target (the upper end of its anytime-valid confidence sequence). Every run that judged a
+challenger is an audit event with its figures and the reasons it was not promoted; a promotion is
+a new version, and `rollback` serves the one before.
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.learning.fit import Outcome, Pair, args_rate, at, curve, decide, fit, served
-from shadowswitch.learning.memory import learned_constants
+from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
+from shadowswitch.learning.memory import floor_for, learned_constants
 from shadowswitch.policy.models import Engine as EnginePolicy
-from shadowswitch.sequential import confidence_sequence
+from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
 from shadowswitch.store.tables import EngineState, Exemplar
 
@@ -33,6 +37,7 @@ MIN_HOLDOUT = 20
 HOLDOUT_SHARE = 0.25
 RECENT = 200  # pairs the status figures are computed on
 MAX_HOLDOUT = 500  # held-out pairs judged at most (the newest)
+ENOUGH = 100  # held-out pairs judged at least, when there are that many (cross-fitting)
 MAX_FIT = 2000  # pairs the weight and threshold are fitted on at most (leave-one-out is n²)
 Progress = Callable[[str, float], None]  # step, share done
 
@@ -46,6 +51,7 @@ class Spec:
     weight: float
     min_confidence: float
     min_margin: float
+    floor: float = 0.6  # the memory's similarity floor (its encoder's)
 
 
 def to_pair(row: Exemplar) -> Pair:
@@ -65,12 +71,13 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
     if state is None:
         return Spec(0, [], 0.0, policy.min_confidence, policy.min_margin)
     memory = [p for p in pairs if p.id <= state.exemplar_max_id]
-    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0)
+    floor = floor_for(state.encoder)
+    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor)
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
     constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
-    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants)
+    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor)
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
@@ -85,25 +92,32 @@ def compare(
     current: tuple[list[Outcome], list[bool]],
     target: float,
 ) -> dict[str, Any]:
-    """Wins and losses of the challenger on the held-out pairs, and whether they support it."""
-    wins = losses = 0
-    for c, cs, s, ss in zip(*challenger, *current, strict=True):
-        diff = utility(c, cs, target) - utility(s, ss, target)
-        wins += diff > 1e-9
-        losses += diff < -1e-9
-    low, high = confidence_sequence(wins, wins + losses)
+    """The challenger against the served state on the held-out pairs, and whether it is better."""
+    penalty = target / (1 - target)
+    diffs = [
+        utility(c, cs, target) - utility(s, ss, target)
+        for c, cs, s, ss in zip(*challenger, *current, strict=True)
+    ]
+    wins, losses = sum(d > 1e-9 for d in diffs), sum(d < -1e-9 for d in diffs)
+    wealth = betting_wealth([d / (1 + penalty) for d in diffs])  # scaled into [−1, 1]
     figures = {"challenger": _figures(*challenger), "served": _figures(*current)}
-    agreement = figures["challenger"]["agreement"]
-    floor = min(target, figures["served"]["agreement"] or 0.0)
+    kept = figures["challenger"]
+    hits = round((kept["agreement"] or 0.0) * kept["served"])
+    high = confidence_sequence(hits, kept["served"])[1]
     reasons = []
-    if wins + losses == 0 or low <= 0.5:
-        reasons.append(f"no evidence it is better: {wins} wins, {losses} losses, win share ≥ {low:.2f}")
-    if agreement is not None and agreement < floor:
-        reasons.append(f"held-out agreement {agreement:.3f} below {floor:.3f}")
+    if wealth < 1 / ALPHA:
+        reasons.append(
+            f"no evidence it is better: utility {sum(diffs):+.1f} over {len(diffs)} pairs "
+            f"({wins} wins, {losses} losses), betting wealth {wealth:.2f} < {1 / ALPHA:.0f}"
+        )
+    if high < target:
+        reasons.append(f"held-out agreement {kept['agreement']:.3f} plainly below {target} (≤ {high:.3f})")
     return {
         "wins": wins,
         "losses": losses,
-        "win_share_ci": [round(low, 4), round(high, 4)],
+        "utility": round(sum(diffs), 2),
+        "wealth": round(wealth, 3),
+        "agreement_ci_high": round(high, 4),
         **figures,
         "promote": not reasons,
         "why_not": "; ".join(reasons) or None,
@@ -143,13 +157,14 @@ def learn(
         step("done", 1.0)
         need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
         return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
-    train, holdout = pairs[:-holdout_n], pairs[-holdout_n:]
+    train = pairs[:-holdout_n]
     step("fitting", 0.2)
-    fitted = fit(train[-MAX_FIT:], policy.target_agreement)
-    step("judging", 0.7)
-    rate = args_rate(train)
-    challenger = Spec(spec.version + 1, train, fitted.weight, fitted.min_confidence, 0.0)
-    verdict = compare(judge(challenger, holdout, rate), judge(spec, holdout, rate), policy.target_agreement)
+    floor = floor_for(rows[0].encoder)
+    fitted = fit(train[-MAX_FIT:], policy.target_agreement, floor)
+    step("judging", 0.5)
+    judged = cross_fitted(pairs, holdout_n, spec, fitted, policy.target_agreement, floor)
+    verdict = compare(judged[0], judged[1], policy.target_agreement)
+    verdict["cross_fitted"] = judged[2]
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
         fitted={
@@ -166,6 +181,35 @@ def learn(
         _record(store, task, actor, rows, train, fitted, verdict, result)
     step("done", 1.0)
     return result
+
+
+Judged = tuple[list[Outcome], list[bool]]
+
+
+def cross_fitted(
+    pairs: Sequence[Pair], holdout_n: int, spec: Spec, newest: Fitted, target: float, floor: float
+) -> tuple[Judged, Judged, int]:
+    """Both states' decisions of the held-out (newest) pairs and, while those are fewer than
+    `ENOUGH`, of earlier blocks of the same size too, each decided by a challenger fitted on all
+    the other pairs: a young task type gets four times the evidence without any pair judging the
+    fit it was part of. In time order, with the number of blocks."""
+    n = len(pairs)
+    blocks = [(n - holdout_n, n)]
+    while sum(b - a for a, b in blocks) < ENOUGH and blocks[0][0] > 0:
+        blocks.insert(0, (max(0, blocks[0][0] - holdout_n), blocks[0][0]))
+    challenger: Judged = ([], [])
+    served: Judged = ([], [])
+    for start, end in blocks:
+        block = pairs[start:end]
+        # The newest block: the challenger that would be promoted, fitted on the pairs before it.
+        rest = list(pairs[:start]) if end == n else [*pairs[:start], *pairs[end:]]
+        fitted = newest if end == n else fit(rest[-MAX_FIT:], target, floor)
+        rate = args_rate(rest)
+        state = Spec(spec.version + 1, rest, fitted.weight, fitted.min_confidence, 0.0, floor)
+        for into, judged in ((challenger, judge(state, block, rate)), (served, judge(spec, block, rate))):
+            into[0].extend(judged[0])
+            into[1].extend(judged[1])
+    return challenger, served, len(blocks)
 
 
 def _usable(store: ExemplarStore, task: str) -> list[Exemplar]:
@@ -245,7 +289,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
     }
     if recent:
         constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
-        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants)
+        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants, spec.floor)
         point = at(outcomes, spec.min_confidence, spec.min_margin)
         out["recent"] = {"pairs": len(recent), "agreement": point["agreement"], "coverage": point["coverage"]}
         out["curve"] = curve(outcomes)

@@ -40,7 +40,7 @@ def build_exemplar(
     if label not in choice.zero_shot:
         return None  # a tool the engine did not consider (not offered, or shortlisted away)
     local_tool = choice.name if choice.kind == "tool" else NO_TOOL if choice.kind == "no_tool" else None
-    if label_choice is not None and label_choice.name == label:
+    if label_choice is not None and label_choice.name == label and label_choice.arguments is not None:
         choice, local_tool = label_choice, label  # the arguments it would give the upstream's tool
     return Exemplar(
         task_type=task_type,
@@ -66,8 +66,8 @@ def _args_status(choice: Choice, local_tool: str | None, label: str, generative:
     constant may supply) | missing (it would have abstained) | unknown | none (no tool)."""
     if label == NO_TOOL:
         return "none"
-    if local_tool != label:
-        return "unknown"
+    if local_tool != label or choice.arguments is None:
+        return "unknown"  # another tool, or it abstained before filling any arguments
     if (choice.abstain_reason or "").startswith(("missing_value", "invalid_arguments", "repeated_call")):
         return "missing"  # the engine would not have served its arguments
     if same_call(local_message(choice), generative):

@@ -3,9 +3,11 @@
 A pair is an exemplar: the upstream's choice (`label`), the engine's zero-shot probabilities
 for the same request, and whether the engine's arguments for the tool it filled agreed. A state
 (exemplars, weight, threshold) decides each pair again without running the models: the vote of its
-exemplars mixed into the zero-shot probabilities. The arguments of a tool the engine did not fill
-at the time are not known; they count at the task type's observed argument agreement (smoothed),
-so the figures are an estimate the canary's measured agreement later confirms.
+exemplars mixed into the zero-shot probabilities, its confidence scaled by how often the engine's
+whole call agreed for the closest exemplars of the chosen tool (`memory.call_rate`). The arguments
+of a tool the engine did not fill at the time are not known; they count at the task type's observed
+argument agreement (smoothed), so the figures are an estimate the canary's measured agreement later
+confirms.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.learning.memory import combine, learned_constants, vote
+from shadowswitch.learning.memory import FLOOR, call_agreed, call_rate, combine, learned_constants, vote
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -33,11 +35,9 @@ class Pair:
     args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
     arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
 
-    def fixed_by(self, constants: dict[str, dict[str, Any]]) -> bool:
-        """Status `absent`: do learned constants supply exactly the values the engine left out?"""
-        learned = constants.get(self.label, {})
-        left = {k: v for k, v in (self.arguments or {}).items() if not v.get("local")}
-        return bool(left) and all(k in learned and v.get("value") == learned[k] for k, v in left.items())
+    def call(self, constants: dict[str, dict[str, Any]]) -> float:
+        """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
+        return call_agreed(self.label, self.local_tool, self.args_status, self.arguments, constants)
 
 
 @dataclass(frozen=True)
@@ -70,24 +70,28 @@ def decide(
     weight: float,
     rate: float,
     constants: dict[str, dict[str, Any]] | None = None,
+    floor: float = FLOOR,
 ) -> list[Outcome]:
     """Each pair decided by a state whose exemplars are `memory`; a pair never votes for itself
     (with `memory` the pairs themselves, that is leave-one-out)."""
-    if memory and weight > 0:
+    constants = constants or {}
+    if memory:
         sims = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
         labels = np.array([m.label for m in memory], dtype=object)
+        calls = np.array([m.call(constants) for m in memory], dtype=np.float64)
         same = np.array([p.id for p in pairs])[:, None] == np.array([m.id for m in memory])[None, :]
         sims[same] = -1.0
     out = []
     for i, pair in enumerate(pairs):
         probs = pair.zero_shot
         if memory and weight > 0:
-            dist, strength = vote(sims[i], labels, list(probs))
+            dist, strength = vote(sims[i], labels, list(probs), floor)
             probs = combine(probs, dist, weight * strength)
         ranked = sorted(probs.values(), reverse=True)
         chosen = max(probs, key=lambda c: probs[c])
         margin = ranked[0] - (ranked[1] if len(ranked) > 1 else 0)
-        out.append(_outcome(pair, chosen, ranked[0], margin, rate, constants or {}))
+        gate = call_rate(sims[i], labels, calls, chosen, rate, floor) if memory else 1.0
+        out.append(_outcome(pair, chosen, ranked[0] * gate, margin, rate, constants))
     return out
 
 
@@ -103,12 +107,10 @@ def _outcome(
         return Outcome(confidence, margin, 0.0, False)
     if chosen == NO_TOOL:
         return Outcome(confidence, margin, 1.0, False)
-    if chosen == pair.local_tool and pair.args_status == "absent":
-        return Outcome(confidence, margin, float(pair.fixed_by(constants)), False)
-    if chosen == pair.local_tool and pair.args_status in ("agree", "differ", "missing"):
-        status = pair.args_status
-        return Outcome(confidence, margin, float(status == "agree"), status == "missing")
-    return Outcome(confidence, margin, rate, False)
+    if chosen == pair.local_tool and pair.args_status == "missing":
+        return Outcome(confidence, margin, 0.0, True)
+    call = pair.call(constants)
+    return Outcome(confidence, margin, rate if np.isnan(call) else call, False)
 
 
 def served(outcomes: Sequence[Outcome], threshold: float, min_margin: float = 0.0) -> list[bool]:
@@ -134,7 +136,7 @@ def curve(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
     return [at(outcomes, t) for t in GRID]
 
 
-def fit(pairs: Sequence[Pair], target: float) -> Fitted:
+def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR) -> Fitted:
     """The weight and the loosest threshold whose agreement, each pair decided by all the others
     (leave-one-out), meets `target`; among weights, the one serving most. None meets it: the
     threshold 1.0 serves nothing but what the memory is certain of."""
@@ -142,7 +144,7 @@ def fit(pairs: Sequence[Pair], target: float) -> Fitted:
     constants = learned_constants([(p.label, p.arguments) for p in pairs])
     best: Fitted | None = None
     for weight in WEIGHTS:
-        outcomes = decide(pairs, pairs, weight, rate, constants)
+        outcomes = decide(pairs, pairs, weight, rate, constants, floor)
         for threshold in GRID:
             point = at(outcomes, threshold)
             if point["agreement"] is not None and point["agreement"] >= target:

@@ -3,8 +3,16 @@
 The zero-shot ranking knows only the tools' descriptions; the exemplars know what the upstream
 chose for requests like this one. The vote is a distribution over the offered candidates from the
 closest exemplars whose choice is among them (cosine at least `FLOOR`), and it is mixed into the
-zero-shot probabilities with a fitted weight, scaled down when few neighbours are close. Plain
-numpy: 10,000 exemplars cost a (10,000 × 384) product, about a millisecond.
+zero-shot probabilities with a fitted weight, scaled down when few neighbours are close.
+
+The same neighbours also say whether the engine's *whole call* is to be trusted: each exemplar
+records whether the arguments the engine gave the upstream's tool agreed with the upstream's
+(`exemplar.py`). The share of close exemplars of the chosen tool whose call agreed (smoothed
+toward the task type's rate) multiplies the confidence the threshold is applied to, so that a
+request like those where the engine's arguments differed (an optional parameter the upstream
+always sets, a value it rewrites) falls back instead of being served wrong.
+
+Plain numpy: 10,000 exemplars cost a (10,000 × 384) product, about a millisecond.
 """
 
 from __future__ import annotations
@@ -16,7 +24,15 @@ from typing import Any
 import numpy as np
 
 K = 8  # neighbours that vote
-FLOOR = 0.6  # cosine below which an exemplar is not "a request like this one"
+# Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
+# cosines over [0, 1]; e5 compresses them (other-tool pairs' median 0.84). On the 55 BFCL dev
+# requests of research/zh (English for MiniLM, Chinese for e5), two requests above the floor
+# share the expected tool in 71% of pairs with MiniLM at 0.6, with e5 in 52% at 0.90 and 20% at
+# 0.88: 0.90 is e5's.
+FLOORS = {"all-MiniLM-L6-v2": 0.6, "multilingual-e5-small.q4": 0.9}
+FLOOR = 0.6  # an encoder not listed
+PRIOR_WEIGHT = 1.0  # pseudo-neighbours at the task type's rate in a call-agreement estimate
+NO_TOOL = "__no_tool__"
 TEMPERATURE = 0.05  # closer neighbours count more: weight exp((cos - best) / T)
 FULL = 3  # neighbours above the floor for the vote to count in full
 CONSTANT_SHARE = 0.95  # a constant is learned when (nearly) every exemplar of the tool sets it
@@ -34,21 +50,42 @@ class Memory:
     weight: float  # how much the vote counts against the zero-shot ranking
     min_confidence: float  # the fitted threshold on the mixed confidence
     constants: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool → param → value
+    usual: dict[str, list[str]] = field(default_factory=dict)  # tool → params the upstream always sets
+    calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
+    call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
 
-    def mix(self, query: np.ndarray[Any, Any], zero_shot: Mapping[str, float]) -> dict[str, float]:
+    @property
+    def floor(self) -> float:
+        return floor_for(self.encoder)
+
+    def similarities(self, query: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        return np.asarray(self.vectors @ query.astype(np.float32))
+
+    def mix(self, sims: np.ndarray[Any, Any], zero_shot: Mapping[str, float]) -> dict[str, float]:
         """The zero-shot probabilities with this memory's vote mixed in."""
         if not len(self.labels) or self.weight <= 0:
             return dict(zero_shot)
-        sims = self.vectors @ query.astype(np.float32)
-        dist, strength = vote(sims, self.labels, list(zero_shot))
+        dist, strength = vote(sims, self.labels, list(zero_shot), self.floor)
         return combine(zero_shot, dist, self.weight * strength)
+
+    def call_rate(self, sims: np.ndarray[Any, Any], tool: str) -> float:
+        """How likely the engine's whole call of `tool` agrees, for a request this close."""
+        calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)
+        return call_rate(sims, self.labels, calls, tool, self.call_prior, self.floor)
+
+
+def floor_for(encoder: str) -> float:
+    return FLOORS.get(encoder, FLOOR)
 
 
 def vote(
-    sims: np.ndarray[Any, Any], labels: np.ndarray[Any, Any], candidates: Sequence[str]
+    sims: np.ndarray[Any, Any],
+    labels: np.ndarray[Any, Any],
+    candidates: Sequence[str],
+    floor: float = FLOOR,
 ) -> tuple[dict[str, float], float]:
     """The neighbours' distribution over `candidates`, and its strength in [0, 1]."""
-    mask = np.isin(labels, list(candidates)) & (sims >= FLOOR)
+    mask = np.isin(labels, list(candidates)) & (sims >= floor)
     if not mask.any():
         return {}, 0.0
     close, names = sims[mask], labels[mask]
@@ -60,6 +97,48 @@ def vote(
         dist[name] = dist.get(name, 0.0) + w
     total = sum(dist.values())
     return {k: v / total for k, v in dist.items()}, min(1.0, len(top) / FULL)
+
+
+def call_rate(
+    sims: np.ndarray[Any, Any],
+    labels: np.ndarray[Any, Any],
+    calls: np.ndarray[Any, Any],
+    tool: str,
+    prior: float,
+    floor: float = FLOOR,
+) -> float:
+    """The closest exemplars where the upstream chose `tool` and the engine's call of it is known:
+    their similarity-weighted share of agreeing calls, with `PRIOR_WEIGHT` pseudo-neighbours at
+    `prior`. No arguments (`__no_tool__`): 1."""
+    if tool == NO_TOOL:
+        return 1.0
+    mask = (labels == tool) & (sims >= floor) & ~np.isnan(calls)
+    if not mask.any():
+        return prior
+    close, agreed = sims[mask], calls[mask]
+    top = np.argsort(-close)[:K]
+    weights = np.exp((close[top] - close[top].max()) / TEMPERATURE)
+    return float((weights @ agreed[top] + PRIOR_WEIGHT * prior) / (weights.sum() + PRIOR_WEIGHT))
+
+
+def call_agreed(
+    label: str,
+    local_tool: str | None,
+    status: str,
+    arguments: Mapping[str, Any] | None,
+    constants: Mapping[str, Mapping[str, Any]],
+) -> float:
+    """1 when the engine's call of the upstream's tool agreed (or differed only by values the
+    learned constants supply), 0 when it did not, nan when not known (another tool filled, or it
+    would have abstained for a missing value, which it does at serving time too)."""
+    if label == NO_TOOL or local_tool != label or status not in ("agree", "differ", "absent"):
+        return float("nan")
+    if status == "absent":
+        learned = constants.get(label, {})
+        left = {k: v for k, v in (arguments or {}).items() if not v.get("local")}
+        supplied = all(k in learned and v.get("value") == learned[k] for k, v in left.items())
+        return float(bool(left) and supplied)
+    return float(status == "agree")
 
 
 def combine(zero_shot: Mapping[str, float], dist: Mapping[str, float], alpha: float) -> dict[str, float]:
@@ -83,4 +162,22 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
             keys = {repr(v["value"]) for v in found}
             if len(keys) == 1 and len(found) >= CONSTANT_SHARE * len(seen):
                 out.setdefault(tool, {})[param] = found[0]["value"]
+    return out
+
+
+def usual_parameters(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, list[str]]:
+    """tool → parameters the upstream set in (nearly) every call of that tool, whatever the value:
+    for this agent they are as good as required, so the engine fills them or abstains (an
+    optional parameter left out is a call that does not agree)."""
+    calls: dict[str, list[Mapping[str, Any]]] = {}
+    for tool, args in arguments:
+        if tool != NO_TOOL:
+            calls.setdefault(tool, []).append(args or {})
+    out: dict[str, list[str]] = {}
+    for tool, seen in calls.items():
+        if len(seen) >= CONSTANT_MIN:
+            params = sorted({p for args in seen for p in args})
+            usual = [p for p in params if sum(p in args for args in seen) >= CONSTANT_SHARE * len(seen)]
+            if usual:
+                out[tool] = usual
     return out

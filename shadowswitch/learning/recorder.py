@@ -38,14 +38,15 @@ class Learning:
         engine: Any = None,
     ) -> None:
         """Keep a valid generative answer and the local view of the same request (background).
-        When the engine chose another tool than the upstream, it is asked for the arguments it
-        would give the upstream's tool (`engine.fill_tool`), so that the pair says whether those
-        agree too."""
+        When the engine chose another tool than the upstream, or abstained before filling any, it
+        is asked for the arguments it would give the upstream's tool (`engine.fill_tool`), so that
+        the pair says whether the whole call would agree."""
         if not policy.engine.learn or policy.engine.candidates != "tools":
             return
         label = call_of(generative).name
         other = None
-        if label and label != choice.name and hasattr(engine, "fill_tool"):
+        unfilled = choice.kind == "tool" and choice.arguments is None
+        if label and (label != choice.name or unfilled) and hasattr(engine, "fill_tool"):
             other = await engine.fill_tool(request, policy, label, self.memory(policy))
         row = build_exemplar(policy.task_type, decision_id, request, choice, generative, other)
         if row is None:

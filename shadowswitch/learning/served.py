@@ -16,7 +16,9 @@ import anyio
 import numpy as np
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.learning.memory import Memory, learned_constants
+from shadowswitch.learning.challenger import to_pair
+from shadowswitch.learning.fit import args_rate
+from shadowswitch.learning.memory import Memory, learned_constants, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,9 @@ class ServedMemories:
             if rows
             else np.zeros((0, dim))
         )
+        calls = [(r.label, r.arguments) for r in rows]
+        constants = learned_constants(calls)
+        pairs = [to_pair(r) for r in rows]
         return Memory(
             version=state.version,
             encoder=state.encoder,
@@ -70,7 +75,10 @@ class ServedMemories:
             labels=np.array([r.label for r in rows], dtype=object),
             weight=state.memory_weight,
             min_confidence=state.min_confidence,
-            constants=learned_constants([(r.label, r.arguments) for r in rows]),
+            constants=constants,
+            usual=usual_parameters(calls),
+            calls=np.array([p.call(constants) for p in pairs], dtype=np.float64),
+            call_prior=args_rate(pairs),
         )
 
     async def _run(self) -> None:

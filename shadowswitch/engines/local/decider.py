@@ -135,11 +135,14 @@ class Decider:
         vector = query.float().numpy().astype(np.float32)
         if memory is not None and memory.encoder != self.encoder.name:
             memory = None  # learned with another encoder: its vectors are not comparable
+        gates: dict[str, float] = {}
         if memory is not None:
-            mixed = memory.mix(vector, zero_shot)
+            sims = memory.similarities(vector)
+            mixed = memory.mix(sims, zero_shot)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
+            gates = {c.id: memory.call_rate(sims, c.id) for c in ranking.candidates}
         clock.lap("scoring")
-        choice = self._complete(ranking, request, policy, memory)
+        choice = self._complete(ranking, request, policy, memory, gates)
         choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
         choice.memory_version = memory.version if memory else 0
         clock.lap("arguments")
@@ -180,14 +183,22 @@ class Decider:
         return self.chooser.hybrid(query, conversation, cands)
 
     def _complete(
-        self, ranking: Ranking, request: ChatView, policy: Policy, memory: Memory | None = None
+        self,
+        ranking: Ranking,
+        request: ChatView,
+        policy: Policy,
+        memory: Memory | None = None,
+        gates: dict[str, float] | None = None,
     ) -> Choice:
+        """`gates`: per candidate, how often the engine's whole call agreed for requests like this
+        one (the learned state's neighbours); the confidence the threshold sees is scaled by it."""
         order = ranking.order()
         best = ranking.candidates[order[0]]
         candidates = [
             ScoredCandidate(ranking.candidates[i].id, ranking.scores[i], ranking.probs[i]) for i in order
         ]
-        confidence, gap = ranking.probs[order[0]], margin(ranking.probs)
+        confidence = ranking.probs[order[0]] * (gates or {}).get(best.id, 1.0)
+        gap = margin(ranking.probs)
         # Abstain before filling where the ranking alone decides it: the fill (the value LM above
         # all) would only add its time to the generative answer that follows.
         reason = _threshold_reason(confidence, gap, len(candidates), policy, memory)
@@ -219,7 +230,8 @@ class Decider:
         # The LM re-ranks close text values where the policy's scorer uses it (lm, hybrid):
         # about 110-210 ms per parameter asked on 2 cores, so `embedding` stays the fast encoder-only path.
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
-        filled = self.filler.fill(best.parameters, text, partial(self._decode, best, text), rerank)
+        asked = with_usual(best.parameters, memory, best.id) if memory else best.parameters
+        filled = self.filler.fill(asked, text, partial(self._decode, best, text), rerank)
         if memory is not None:
             learned_values(filled, best.parameters, memory.constants.get(best.id, {}), memory.version)
         args = filled.arguments
@@ -274,6 +286,17 @@ def _threshold_reason(
 
 def _name(candidate: Candidate) -> str | None:
     return None if candidate.kind == "no_tool" else candidate.id
+
+
+def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
+    """The tool's schema with the parameters the upstream always sets made required (those a
+    learned constant supplies excepted): the engine fills them from the text or abstains."""
+    constants = memory.constants.get(tool, {})
+    properties = parameters.get("properties") or {}
+    usual = [p for p in memory.usual.get(tool, []) if p in properties and p not in constants]
+    required = list(parameters.get("required") or [])
+    added = [p for p in usual if p not in required]
+    return {**parameters, "required": required + added} if added else parameters
 
 
 def learned_values(

@@ -1,0 +1,191 @@
+"""Learning judges the whole call: the memory's neighbours gate what is served by how often the
+engine's arguments agreed, promotion weighs a wrong answer far above an abstention, and a pair
+whose arguments the engine never filled is not judged on them."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from shadowswitch.engines.base import Choice
+from shadowswitch.learning.challenger import compare
+from shadowswitch.learning.exemplar import build_exemplar
+from shadowswitch.learning.fit import Outcome, Pair, at, decide, fit
+from shadowswitch.learning.memory import Memory, floor_for
+from shadowswitch.request import ChatView
+from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
+
+DIM = 32
+TOOLS = ("get_weather", "get_forecast", "__no_tool__")
+
+
+def unit(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    out: np.ndarray[Any, Any] = (v / np.linalg.norm(v)).astype(np.float32)
+    return out
+
+
+def kinds(rng: np.random.Generator, n: int) -> np.ndarray[Any, Any]:
+    return np.stack([unit(rng.normal(size=DIM)) for _ in range(n)])
+
+
+def near(centre: np.ndarray[Any, Any], rng: np.random.Generator) -> np.ndarray[Any, Any]:
+    return unit(centre + rng.normal(scale=0.08, size=DIM))
+
+
+def pairs_with_a_bad_kind(seed: int, n: int = 150) -> tuple[list[Pair], np.ndarray[Any, Any]]:
+    """Three kinds of request; the zero-shot ranking always picks the upstream's tool (confident),
+    but for kind 1 the engine's arguments always differ from the upstream's (a value it rewrites)."""
+    rng = np.random.default_rng(seed)
+    centres = kinds(rng, 3)
+    pairs = []
+    for i in range(n):
+        kind = i % 3
+        label = TOOLS[kind]
+        zero_shot = {t: (0.8 if t == label else 0.1) for t in TOOLS}
+        status = "none" if label == TOOLS[2] else "differ" if kind == 1 else "agree"
+        pairs.append(Pair(i, near(centres[kind], rng), label, zero_shot, label, status))
+    return pairs, centres
+
+
+def test_the_whole_call_gates_what_is_served() -> None:
+    pairs, _ = pairs_with_a_bad_kind(1)
+    fitted = fit(pairs, target=0.95)
+    outcomes = decide(pairs, pairs, fitted.weight, 0.5)
+    point = at(outcomes, fitted.min_confidence)
+    assert point["agreement"] >= 0.95 and 0.55 < point["coverage"] < 0.7  # kinds 0 and 2 only
+    kind1 = [o for p, o in zip(pairs, outcomes, strict=True) if p.label == TOOLS[1]]
+    assert all(o.confidence < fitted.min_confidence for o in kind1)
+    without_memory = at(decide(pairs, [], 0.0, 0.5), 0.5)  # the tool alone would serve all of them
+    assert without_memory["coverage"] == 1.0 and without_memory["agreement"] < 0.7
+
+
+def test_the_served_memory_gates_by_its_neighbours_calls() -> None:
+    pairs, centres = pairs_with_a_bad_kind(2)
+    rng = np.random.default_rng(3)
+    calls = np.array(
+        [1.0 if p.args_status == "agree" else 0.0 if p.args_status == "differ" else math.nan for p in pairs]
+    )
+    memory = Memory(
+        1,
+        "all-MiniLM-L6-v2",
+        np.stack([p.vector for p in pairs]),
+        np.array([p.label for p in pairs], dtype=object),
+        0.5,
+        0.6,
+        calls=calls,
+        call_prior=0.7,
+    )
+    good, bad = memory.similarities(near(centres[0], rng)), memory.similarities(near(centres[1], rng))
+    assert memory.call_rate(good, TOOLS[0]) > 0.85
+    assert memory.call_rate(bad, TOOLS[1]) < 0.15
+    assert memory.call_rate(bad, TOOLS[2]) == 1.0  # no arguments to get wrong
+    far = memory.similarities(unit(-centres.sum(axis=0)))
+    assert memory.call_rate(far, TOOLS[0]) == 0.7  # no neighbour: the task type's rate
+    assert floor_for("multilingual-e5-small.q4") > floor_for("all-MiniLM-L6-v2")
+
+
+def outcomes(spec: list[tuple[bool, float]]) -> tuple[list[Outcome], list[bool]]:
+    """(served, correct) per held-out pair."""
+    return [Outcome(0.9, 0.5, c, False) for _, c in spec], [s for s, _ in spec]
+
+
+def test_a_challenger_that_abstains_where_the_prior_was_wrong_is_promoted() -> None:
+    # 30 held-out pairs: the prior serves all, 8 of them wrong; the challenger abstains on those
+    # 8 and on 6 it would have got right. A sign test sees 8 wins to 6 losses: no evidence.
+    prior = [(True, 0.0)] * 8 + [(True, 1.0)] * 22
+    better = [(False, 0.0)] * 8 + [(False, 1.0)] * 6 + [(True, 1.0)] * 16
+    order = np.random.default_rng(4).permutation(30)
+    prior, better = [prior[i] for i in order], [better[i] for i in order]
+    verdict = compare(outcomes(better), outcomes(prior), target=0.9)
+    assert (verdict["wins"], verdict["losses"]) == (8, 6)
+    assert confidence_sequence(8, 14)[0] < 0.5  # what the sign test would have said
+    assert verdict["promote"] is True and verdict["wealth"] >= 1 / ALPHA, verdict
+    assert verdict["challenger"]["agreement"] == 1.0 and verdict["challenger"]["coverage"] < 0.6
+
+
+def test_a_worse_challenger_is_not_promoted_and_says_why() -> None:
+    prior = [(True, 1.0)] * 27 + [(True, 0.0)] * 3
+    worse = [(True, 1.0)] * 24 + [(True, 0.0)] * 6  # serves as much, gets more wrong
+    verdict = compare(outcomes(worse), outcomes(prior), target=0.9)
+    assert verdict["promote"] is False
+    assert verdict["why_not"].startswith("no evidence it is better") and "wealth" in verdict["why_not"]
+    plain = compare(outcomes([(True, 0.0)] * 10 + [(True, 1.0)] * 20), outcomes([(True, 0.0)] * 30), 0.95)
+    assert plain["promote"] is False and "plainly below 0.95" in plain["why_not"]  # better, still bad
+
+
+def test_betting_wealth_stays_low_on_noise() -> None:
+    rng = np.random.default_rng(5)
+    passed = sum(betting_wealth(rng.uniform(-1, 1, size=200).tolist()) >= 1 / ALPHA for _ in range(200))
+    assert passed <= 200 * ALPHA  # a mean of 0: it may pass by luck at most 5% of the time
+
+
+def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    call = {"id": "c", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def test_a_call_the_engine_never_filled_is_not_judged_on_its_arguments() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": schema}}]
+    request = ChatView.parse(
+        {"model": "m", "messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": tools}
+    )
+    ranked = {
+        "vector": unit(np.ones(DIM)).tobytes(),
+        "encoder": "e",
+        "zero_shot": {"get_weather": 0.4, "__no_tool__": 0.6},
+    }
+    unfilled = Choice("tool", "get_weather", abstain_reason="low_confidence 0.40 < 0.5", **ranked)  # type: ignore[arg-type]
+    upstream = tool_call("get_weather", {"city": "Oslo"})
+    row = build_exemplar("t", "d1", request, unfilled, upstream)
+    assert row is not None and row.args_status == "unknown"  # was 'absent': counted as wrong
+    filled = Choice("tool", "get_weather", arguments={"city": "Oslo"})
+    row = build_exemplar("t", "d1", request, unfilled, upstream, filled)
+    assert row is not None and row.args_status == "agree"
+    rewritten = Choice("tool", "get_weather", arguments={"city": "Bergen"})
+    row = build_exemplar("t", "d1", request, unfilled, upstream, rewritten)
+    assert row is not None and row.args_status == "differ"
+
+
+def test_parameters_the_upstream_always_sets_become_required() -> None:
+    from shadowswitch.engines.local.decider import with_usual
+    from shadowswitch.learning.memory import learned_constants, usual_parameters
+
+    said = {"type": "str", "in_text": True}
+    calls: list[tuple[str, dict[str, Any] | None]] = [
+        (
+            "get_weather",
+            {"city": said, "unit": said, "units": {"type": "str", "in_text": False, "value": "si"}},
+        )
+    ] * 6
+    calls += [("get_weather", {"city": said, "units": {"type": "str", "in_text": False, "value": "si"}})]
+    calls += [("__no_tool__", None)] * 6
+    usual = usual_parameters(calls)
+    assert usual == {"get_weather": ["city", "units"]}  # `unit` in 6 of 7 calls: not always
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"type": "string"}, "units": {"type": "string"}},
+        "required": [],
+    }
+    memory = Memory(1, "e", np.zeros((0, DIM)), np.array([], dtype=object), 0.5, 0.5)
+    memory.constants, memory.usual = learned_constants(calls), usual
+    asked = with_usual(schema, memory, "get_weather")
+    assert asked["required"] == ["city"]  # `units` is a learned constant: supplied, not asked
+    assert schema["required"] == [] and with_usual(schema, memory, "other") is schema
+
+
+def test_a_young_task_type_is_judged_on_cross_fitted_blocks() -> None:
+    from shadowswitch.learning.challenger import ENOUGH, Spec, cross_fitted
+
+    prior = Spec(0, [], 0.0, 0.5, 0.05)
+    pairs, _ = pairs_with_a_bad_kind(6, n=100)
+    newest = fit(pairs[:75], 0.95)
+    challenger, served, blocks = cross_fitted(pairs, 25, prior, newest, 0.95, 0.6)
+    assert blocks == 4 and len(challenger[0]) == len(served[0]) == ENOUGH  # every pair judged once
+    verdict = compare(challenger, served, 0.95)
+    assert verdict["promote"] is True, verdict  # the prior serves kind 1's wrong calls
+    many, _ = pairs_with_a_bad_kind(7, n=400)  # ENOUGH fresh pairs: the newest block alone
+    assert cross_fitted(many, 100, prior, fit(many[:300], 0.95), 0.95, 0.6)[2] == 1
