@@ -263,10 +263,6 @@ def zh(
         typer.echo(f"{name}: {figures}")
 
 
-if __name__ == "__main__":
-    bench_app()
-
-
 @bench_app.command("learning")
 def learning(
     quick: Annotated[
@@ -290,3 +286,7 @@ def learning(
 
     checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
     run_learning(checkpoints, 40 if quick else test_size, out, timings=timings and not quick)
+
+
+if __name__ == "__main__":
+    bench_app()
