@@ -42,9 +42,10 @@ serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db
 
 # The whole story offline: the travel agent, its upstream, shadow → canary → a breaker trip.
-# `make demo ONCE=1` tells it once and exits.
+# `make demo ONCE=1` tells it once and exits; `make demo LANG=zh` with the customers writing Chinese.
+# LANG is also the locale's variable (C.UTF-8, zh_CN.UTF-8): only the exact value zh picks Chinese.
 demo: install
-	$(VENV)/bin/shadowswitch demo $(if $(ONCE),--once)
+	$(VENV)/bin/shadowswitch demo $(if $(ONCE),--once) $(if $(filter zh,$(LANG)),--lang zh)
 
 bench: install bench-env
 	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json

@@ -463,6 +463,10 @@ def main() -> None:
     args.output = args.output or (PACKAGED_MULTILINGUAL if multilingual else PACKAGED)
     configure_torch()
     models = load_models(args.model)
+    if multilingual:  # the engine loads e5 on the first request that needs it; here, now
+        from shadowswitch.engines.local.runtime.multilingual import load_multilingual
+
+        models.multilingual = load_multilingual()
     # The multilingual prior starts neutral: no weight of the English one is on its scale.
     start = Calibration() if multilingual else load_calibration(PACKAGED)
     if multilingual:  # not fitted: BFCL's dev files have too few paraphrased enum options

@@ -251,14 +251,27 @@ def fuzz(
 
 @bench_app.command("zh")
 def zh(
-    limit: Annotated[int, typer.Option(help="Cases of the Chinese dev set (0 = all)")] = 0,
-    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/zh.json"),
+    tasks: Annotated[
+        str, typer.Option(help="dev: the BFCL dev cases; demo: the demo agent's decision steps")
+    ] = "dev",
+    limit: Annotated[int, typer.Option(help="Cases (dev) or tasks (demo) per language (0 = all)")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Results JSON [bench/results/zh.json, zh-demo.json]")
+    ] = None,
 ) -> None:
-    """The engine in Chinese beside English on the same BFCL dev cases (research/zh/dev.jsonl)."""
+    """The engine in Chinese beside English on the same requests: BFCL dev cases written in
+    Chinese (research/zh/dev.jsonl), or the demo travel agent's tasks (--tasks demo)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from research.zh.bench import run_zh
+    if tasks not in ("dev", "demo"):
+        raise typer.BadParameter(f"{tasks!r}: choose dev or demo", param_hint="--tasks")
+    if tasks == "demo":
+        from research.zh.demo_tasks import run_demo_tasks
 
-    summary = run_zh(out, limit or None)["summary"]
+        summary = run_demo_tasks(out or Path("bench/results/zh-demo.json"), limit or None)["summary"]
+    else:
+        from research.zh.bench import run_zh
+
+        summary = run_zh(out or Path("bench/results/zh.json"), limit or None)["summary"]
     for name, figures in summary.items():
         typer.echo(f"{name}: {figures}")
 

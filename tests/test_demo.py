@@ -19,27 +19,23 @@ from shadowswitch.store.rollouts import RolloutStore
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.slow
-def test_the_quick_demo_trips_the_breaker_after_serving_locally(tmp_path: Path) -> None:
-    quick = [
-        "--once",
-        "--tasks",
-        "4",
-        "--latency",
-        "0.05-0.1",
-        "--error-rate",
-        "0",
-        "--concurrency",
-        "4",
-        "--port",
-        "0",
-    ]
-    command = [sys.executable, "-m", "examples.demo.cli", *quick, "--workdir", str(tmp_path)]
+def quick_demo(
+    workdir: Path, tasks: int, *more: str, tripped: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """`shadowswitch demo --once` with a few tasks and a fast simulated upstream; exit 0 asserted."""
+    quick = ["--once", "--tasks", str(tasks), "--latency", "0.05-0.1", "--error-rate", "0"]
+    quick += ["--concurrency", "4", "--port", "0", *more]
+    command = [sys.executable, "-m", "examples.demo.cli", *quick, "--workdir", str(workdir)]
     env = {**os.environ, "COLUMNS": "160"}
     out = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=ROOT, env=env)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert "breaker tripped" in out.stdout + out.stderr and "dashboard:" in out.stdout
+    assert "dashboard:" in out.stdout and ("breaker tripped" in out.stdout + out.stderr or not tripped)
+    return out
 
+
+@pytest.mark.slow
+def test_the_quick_demo_trips_the_breaker_after_serving_locally(tmp_path: Path) -> None:
+    quick_demo(tmp_path, 4)
     engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
     rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
     served = {path: sum(1 for r in rows if r.path == path) for path in ("local", "generative", "fallback")}
@@ -55,6 +51,20 @@ def test_the_quick_demo_trips_the_breaker_after_serving_locally(tmp_path: Path) 
         if e.actor != "breaker"
     ]
     assert ("shadow", 0) in kinds and ("canary", 25) in kinds and ("canary", 100) in kinds
+
+
+@pytest.mark.slow
+def test_the_quick_demo_in_chinese_serves_locally_and_trips_the_breaker(tmp_path: Path) -> None:
+    out = quick_demo(tmp_path, 3, "--lang", "zh", tripped=False)
+    assert "customers write in Chinese" in out.stdout
+    engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
+    rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
+    tried = [r for r in rows if r.path in ("local", "fallback")]
+    assert tried  # the local engine read the Chinese requests
+    if not any(r.path == "local" for r in rows):
+        reasons = sorted({(r.abstain_reason or "").split(" ")[0] for r in tried})
+        pytest.xfail(f"the local engine handed every Chinese step back ({reasons}): docs/chinese.md")
+    assert RolloutStore(engine).get("travel").breaker_state == "open"
 
 
 def test_the_demo_reaches_the_cli_as_a_plugin_entry_point() -> None:

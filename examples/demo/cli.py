@@ -39,11 +39,16 @@ def demo(
     workdir: Annotated[
         Path | None, typer.Option(help="Keep the policies and the SQLite database here [a temp dir]")
     ] = None,
+    lang: Annotated[
+        str, typer.Option(help="The customers' language: en | zh (the task set, the agent)")
+    ] = "en",
 ) -> None:
     """Run the whole story offline: the agent direct, then through shadowswitch in shadow,
     canary 25% and 100%, a broken upgrade that trips the breaker, and the comparison."""
     if ctx.invoked_subcommand is not None:
         return
+    if lang not in ("en", "zh"):
+        raise typer.BadParameter(f"{lang!r}: choose en or zh", param_hint="--lang")
     from shadowswitch.offline import stay_offline
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -54,7 +59,15 @@ def demo(
     from examples.demo.story import DemoConfig, Story
 
     config = DemoConfig(
-        upstream, once, tasks, parse_latency(latency), error_rate, concurrency, port, workdir=workdir
+        upstream,
+        once,
+        tasks,
+        parse_latency(latency),
+        error_rate,
+        concurrency,
+        port,
+        workdir=workdir,
+        lang=lang,
     )
     Story(config).tell()
 

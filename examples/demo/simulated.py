@@ -1,6 +1,7 @@
 """A SIMULATED large model: answers the travel agent's task set the way a good model would.
 
-It is not a language model. It knows the task set (examples.travel_agent.tasks): for a user turn
+It is not a language model. It knows the task sets, English and Chinese (examples.travel_agent.
+task_sets), and answers in the customer's language: for a user turn
 it recognises, it makes the expected calls one after another, repeats one that came back with an
 error (as a good model corrects itself), follows the offered tools' descriptions (IATA codes when
 the flight search asks for them), and then answers in a sentence. A seeded share of its calls
@@ -17,10 +18,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from examples.travel_agent.data import CITIES
-from examples.travel_agent.tasks import TASKS, Call, Turn
+from examples.travel_agent.data import CITIES, CITY_NAMES_ZH
+from examples.travel_agent.task_sets import LANGUAGES, tasks_in
+from examples.travel_agent.tasks import Call, Turn
 
 MODEL_NAME = "simulated-large-model"
+HAN = re.compile(r"[\u4e00-\u9fff]")
 BANNER = "SIMULATED large model (not an LM: it knows the demo's task set; seeded latency and errors)"
 NUMBER_WORDS = {
     w: i + 1
@@ -38,7 +41,9 @@ class SimulatedModel:
     def __init__(self, error_rate: float = 0.03, seed: int = 7) -> None:
         self.error_rate = error_rate
         self.seed = seed
-        self.turns: dict[str, Turn] = {t.user: t for task in TASKS for t in task.turns}
+        self.turns: dict[str, Turn] = {
+            t.user: t for lang in LANGUAGES for task in tasks_in(lang) for t in task.turns
+        }
 
     def answer(self, body: dict[str, Any]) -> Answer:
         messages = body.get("messages") or []
@@ -53,7 +58,7 @@ class SimulatedModel:
             call = None if results or not tools else guess_call(text, tools)
         offered = {t.get("name"): t for t in tools}
         if call is None or call.name not in offered or body.get("tool_choice") == "none":
-            return Answer({"role": "assistant", "content": reply(turn, results)})
+            return Answer({"role": "assistant", "content": reply(results, chinese=bool(HAN.search(text)))})
         arguments = follow_description(call, offered[call.name])
         rng = random.Random(f"{self.seed}:{json.dumps(messages, sort_keys=True)}")
         malformed = rng.random() < self.error_rate
@@ -79,17 +84,23 @@ def follow_description(call: Call, tool: dict[str, Any]) -> dict[str, Any]:
     arguments = dict(call.arguments)
     for name, value in call.arguments.items():
         about = str((props.get(name) or {}).get("description", ""))
-        if "IATA" in about and value in CITIES:
-            arguments[name] = CITIES[value][0]
+        city = CITY_NAMES_ZH.get(value, value) if isinstance(value, str) else None
+        if "IATA" in about and city in CITIES:
+            arguments[name] = CITIES[city][0]
     return arguments
 
 
-def reply(turn: Turn | None, results: list[dict[str, Any]]) -> str:
+def reply(results: list[dict[str, Any]], chinese: bool = False) -> str:
     if not results:
+        if chinese:
+            return "不客气！行程上还有什么需要我帮忙的吗？"
         return "You're welcome! Is there anything else I can do for your trip?"
     last = str(results[-1].get("content", ""))
     if last.startswith("error"):
-        return f"Sorry, that did not work: {last.removeprefix('error: ')}"
+        problem = last.removeprefix("error: ")
+        return f"抱歉，没有办成：{problem}" if chinese else f"Sorry, that did not work: {problem}"
+    if chinese:
+        return f"办好了。预订系统的结果如下：{last[:240]}"
     return f"Done. Here is what the booking system says: {last[:240]}"
 
 

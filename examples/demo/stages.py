@@ -24,10 +24,11 @@ def run_tasks(
     concurrency: int = 8,
     on_done: Callable[[TaskResult], None] | None = None,
     api_key: str = "demo",
+    lang: str = "en",
 ) -> list[TaskResult]:
     """Each task once; `tag` makes the customers (the sticky keys) of one stage distinct."""
     client = OpenAI(base_url=f"{base_url}/v1", api_key=api_key, max_retries=0, timeout=300)
-    agent = TravelAgent(client, tools_version=tools_version)
+    agent = TravelAgent(client, tools_version=tools_version, lang=lang)
     results: list[TaskResult] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = [pool.submit(agent.run, task, f"{tag}:{task.id}") for task in tasks]

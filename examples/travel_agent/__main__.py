@@ -9,7 +9,7 @@ import sys
 from openai import OpenAI
 
 from examples.travel_agent.agent import MODEL, TravelAgent
-from examples.travel_agent.tasks import TASKS
+from examples.travel_agent.task_sets import LANGUAGES, tasks_in
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,12 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY", "unused"))
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     parser.add_argument("--tools", default="v1", choices=("v1", "v2"), help="tool set version")
+    parser.add_argument("--lang", default="en", choices=LANGUAGES, help="the customers' language")
     args = parser.parse_args(argv)
     wanted = {t for t in args.tasks.split(",") if t}
-    tasks = [t for t in TASKS if not wanted or t.id in wanted]
+    tasks = [t for t in tasks_in(args.lang) if not wanted or t.id in wanted]
     if wanted - {t.id for t in tasks}:
         parser.error(f"unknown tasks: {', '.join(sorted(wanted - {t.id for t in tasks}))}")
-    agent = TravelAgent(OpenAI(base_url=args.base_url, api_key=args.api_key), args.model, args.tools)
+    client = OpenAI(base_url=args.base_url, api_key=args.api_key)
+    agent = TravelAgent(client, args.model, args.tools, lang=args.lang)
     succeeded = 0
     for task in tasks:
         result = agent.run(task)

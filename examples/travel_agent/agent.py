@@ -18,11 +18,17 @@ from examples.travel_agent.backend import Backend, ToolError
 from examples.travel_agent.tasks import Task, fresh_backend
 from examples.travel_agent.tools import codes_only, tools_of
 
-SYSTEM = (
-    "You are the booking assistant of a travel agency. Act for the customer with the tools: search, "
-    "book, cancel, refund and change bookings. Use exactly the values the customer gives. After the "
-    "tools have run, tell the customer briefly what you did."
-)
+SYSTEM = {
+    "en": (
+        "You are the booking assistant of a travel agency. Act for the customer with the tools: search, "
+        "book, cancel, refund and change bookings. Use exactly the values the customer gives. After the "
+        "tools have run, tell the customer briefly what you did."
+    ),
+    "zh": (
+        "你是一家旅行社的订票助手。用工具为客户办事：查询、预订、取消、退款和修改预订。"
+        "客户给的信息照原样使用，日期按工具要求的格式写。工具执行完后，用中文简短地告诉客户你做了什么。"
+    ),
+}
 MODEL = "travel-agent"
 
 
@@ -59,6 +65,7 @@ class TravelAgent:
         tools_version: str = "v1",
         max_steps_per_turn: int = 5,
         user: str | None = None,
+        lang: str = "en",
     ) -> None:
         self.client = client
         self.model = model
@@ -66,11 +73,12 @@ class TravelAgent:
         self.tools = tools_of(tools_version)
         self.max_steps = max_steps_per_turn
         self.user = user  # OpenAI's `user` field: the customer, also shadowswitch's sticky key
+        self.system = SYSTEM[lang]  # the language the customers write in
 
     def run(self, task: Task, user: str | None = None) -> TaskResult:
         backend = fresh_backend(codes_only(self.tools_version))
         result = TaskResult(task.id, False, 0.0)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
         started = time.perf_counter()
         try:
             for turn in task.turns:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from examples.travel_agent.data import AIRPORTS, CITIES, HOTELS_BY_ID, YEAR, flights_between
+from examples.travel_agent.data import AIRPORTS, CITIES, CITY_NAMES_ZH, HOTELS_BY_ID, YEAR, flights_between
 
 MONTHS = [
     "january",
@@ -31,6 +31,8 @@ MONTHS = [
 ]
 EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$")
 SEAT = re.compile(r"^([1-9]|[1-3]\d)[A-F]$")
+HAN_NAME = re.compile(r"^[\u4e00-\u9fff·]{2,6}$")  # 王芳, 欧阳娜娜: a full name without spaces
+ZH_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
 RATES_EUR = {"EUR": 1.0, "USD": 1.08, "GBP": 0.86, "CHF": 0.95, "JPY": 162.0, "SEK": 11.4}
 
 
@@ -75,7 +77,8 @@ class Backend:
 
 
 def parse_date(text: str) -> str:
-    """'2027-03-14', '14 March', 'March 14th', '14/03/2027' → '2027-03-14' (year 2027 when omitted)."""
+    """'2027-03-14', '14 March', 'March 14th', '14/03/2027', '2027年3月14日', '3月14日' → '2027-03-14'
+    (year 2027 when omitted)."""
     raw = str(text).strip().lower()
     if m := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", raw):
         y, mo, d = int(m[1]), int(m[2]), int(m[3])
@@ -85,6 +88,8 @@ def parse_date(text: str) -> str:
         y, mo, d = int(m[3] or YEAR), _month(m[2]), int(m[1])
     elif m := re.fullmatch(r"([a-z]+) (\d{1,2})(?:st|nd|rd|th)?,? ?(\d{4})?", raw):
         y, mo, d = int(m[3] or YEAR), _month(m[1]), int(m[2])
+    elif m := ZH_DATE.fullmatch(raw):
+        y, mo, d = int(m[1] or YEAR), int(m[2]), int(m[3])
     else:
         raise ToolError(f"cannot read the date {text!r}; use YYYY-MM-DD")
     try:
@@ -106,7 +111,7 @@ def _city(value: str, codes_only: bool = False) -> str:
         return AIRPORTS[text.upper()]
     if codes_only:
         raise ToolError(f"unknown airport {value!r}: search_flights takes IATA airport codes such as CDG")
-    city = text.title()
+    city = CITY_NAMES_ZH.get(text, text.title())
     if city not in CITIES:
         raise ToolError(f"no service to {value!r}; we fly to {', '.join(CITIES)}")
     return city
@@ -122,6 +127,8 @@ def _positive(value: Any, what: str, most: int) -> int:
 
 def _name(value: Any) -> str:
     text = " ".join(str(value).split())
+    if HAN_NAME.match(text):
+        return text
     if len(text.split()) < 2:
         raise ToolError(f"give the traveller's full name, got {value!r}")
     return text.title()

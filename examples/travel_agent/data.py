@@ -23,6 +23,21 @@ CITIES: dict[str, tuple[str, str]] = {
     "Athens": ("ATH", "A3"),
 }
 AIRPORTS = {code: city for city, (code, _) in CITIES.items()}
+# The cities as Chinese customers write them; the booking system takes either name.
+CITY_NAMES_ZH: dict[str, str] = {
+    "巴黎": "Paris",
+    "罗马": "Rome",
+    "伦敦": "London",
+    "柏林": "Berlin",
+    "马德里": "Madrid",
+    "里斯本": "Lisbon",
+    "阿姆斯特丹": "Amsterdam",
+    "维也纳": "Vienna",
+    "巴塞罗那": "Barcelona",
+    "布拉格": "Prague",
+    "都柏林": "Dublin",
+    "雅典": "Athens",
+}
 DEPARTURES = ("07:10", "12:45", "18:30")
 
 

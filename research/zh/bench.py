@@ -61,11 +61,11 @@ def chinese(case: BfclCase, text: str, answers: list[dict[str, Any]] | None) -> 
     return replace(case, request={**case.request, "messages": messages}, answers=answers or case.answers)
 
 
-def policy(encoder: str) -> Any:
+def policy(encoder: str, default_thresholds: bool = False) -> Any:
     from research.bfcl.proxy import policy_for
     from shadowswitch.policy.models import Policy
 
-    raw = policy_for("hybrid", default_thresholds=False)
+    raw = policy_for("hybrid", default_thresholds=default_thresholds)
     raw["engine"]["encoder"] = encoder
     return Policy.model_validate(raw)
 
