@@ -121,7 +121,7 @@ class LiteLLMEngine:
         except Exception:
             pass
         try:
-            self._litellm.register_model({model: UNLISTED_PRICE}, add_to_provider_model_sets=False)
+            self._litellm.register_model({model: dict(UNLISTED_PRICE)}, add_to_provider_model_sets=False)
         except TypeError:  # a LiteLLM without that keyword would add it to its provider lists
             log.debug("LiteLLM cannot list %s without adding it to its provider lists", model)
 
