@@ -26,6 +26,7 @@ from shadowswitch.answers import (
     same_tool,
 )
 from shadowswitch.breaker import judge
+from shadowswitch.bursts import bursts
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
@@ -272,13 +273,15 @@ class Pipeline:
         return self._finish(ctx, body)
 
     async def _relay(self, ctx: Context, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
-        """Forward a stream chunk by chunk, and record it once it has ended (or broken off)."""
+        """Forward a stream as it comes (chunks that arrived together in one write), and record
+        it once it has ended (or broken off)."""
         joined = wire.MessageAccumulator()
         try:
-            async for chunk in chunks:
-                joined.add(chunk)
-                yield wire.sse(chunk)
-            yield wire.sse("[DONE]")
+            async for burst in bursts(chunks):
+                for chunk in burst.items:
+                    joined.add(chunk)
+                events: list[dict[str, Any] | str] = [*burst.items, *(["[DONE]"] if burst.last else [])]
+                yield b"".join(wire.sse(event) for event in events)
         except UpstreamError as exc:  # past the first byte the status is sent: say it in-stream
             ctx.decision.error = exc.message
             ctx.decision.status_code = exc.status_code

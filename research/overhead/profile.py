@@ -28,6 +28,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=1500)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--format", default="flamegraph", help="py-spy's format: flamegraph, speedscope, raw")
+    parser.add_argument(
+        "--gil", action="store_true", help="sample only the thread holding the GIL: CPU, not waits"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ss-profile-") as tmp:
         workdir = Path(tmp)
@@ -51,6 +54,7 @@ def main() -> None:
                         "--rate",
                         "250",
                         "--nonblocking",
+                        *(["--gil"] if args.gil else []),
                     ]
                 )
                 sample = asyncio.run(run_load(url, args.stream, args.concurrency, args.requests))

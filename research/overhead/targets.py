@@ -27,8 +27,14 @@ class Target:
     workers: int = 1
 
 
-def bench_env() -> dict[str, str]:
-    return os.environ | {"HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", KEY_ENV: "bench"}
+ROOT = Path(__file__).resolve().parents[2]  # this checkout: the shadowswitch a bench measures
+
+
+def bench_env(source: Path = ROOT) -> dict[str, str]:
+    """The servers' environment; PYTHONPATH makes them run `source`'s shadowswitch, not whichever
+    checkout the venv installed."""
+    env = {"HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", KEY_ENV: "bench"}
+    return os.environ | env | {"PYTHONPATH": str(source)}
 
 
 def write_policies(folder: Path, upstream_v1: str) -> Path:
@@ -48,20 +54,23 @@ def write_policies(folder: Path, upstream_v1: str) -> Path:
 
 
 @contextmanager
-def shadowswitch(workdir: Path, upstream_v1: str, port: int, workers: int) -> Iterator[Server]:
-    """`shadowswitch serve --no-models --workers N` on SQLite, its decisions recorded as usual."""
+def shadowswitch(
+    workdir: Path, upstream_v1: str, port: int, workers: int, source: Path = ROOT
+) -> Iterator[Server]:
+    """`shadowswitch serve --no-models --workers N` (the one in `source`) on SQLite, its decisions
+    recorded as usual."""
     policies = write_policies(workdir / "policies", upstream_v1)
     db = workdir / f"overhead-{workers}w.db"
     cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--policies", str(policies), "--db", f"sqlite:///{db}", "--no-models", "--log-level", "warning"]
     cmd += ["--workers", str(workers)]
     log = workdir / f"shadowswitch-{workers}w.log"
-    with started(cmd, f"http://127.0.0.1:{port}/readyz", log, bench_env()) as server:
+    with started(cmd, f"http://127.0.0.1:{port}/readyz", log, bench_env(source)) as server:
         yield server
 
 
 PROXY_PYTHON_ENV = "SHADOWSWITCH_BENCH_LITELLM_PYTHON"
-PROXY_VENV = Path(__file__).resolve().parents[2] / ".venv-litellm-proxy"  # `make bench-env` builds it
+PROXY_VENV = ROOT / ".venv-litellm-proxy"  # `make bench-env` builds it
 _HAS_PROXY = (
     "import importlib.util as u, sys; "
     "sys.exit(0 if all(u.find_spec(m) for m in ('litellm', 'backoff', 'apscheduler', 'orjson')) else 1)"

@@ -27,6 +27,14 @@ LITELLM_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception|Timeout)\s
 
 # Parameters that shadowswitch or LiteLLM own; everything else goes to the upstream as sent.
 _OWN = {"model", "messages", "stream", "metadata", "api_base", "api_key", "base_url", "timeout"}
+# A cost-map entry for an upstream model LiteLLM does not list: free, and nothing else claimed.
+UNLISTED_PRICE = {
+    "input_cost_per_token": 0.0,
+    "output_cost_per_token": 0.0,
+    "litellm_provider": "openai",
+    "mode": "chat",
+}
+MAX_LISTED = 256  # the request may name the model: bound what it can add to LiteLLM's map
 
 
 def _litellm() -> Any:
@@ -46,6 +54,7 @@ class LiteLLMEngine:
     def __init__(self, retries: int = 2, backoff_s: float = 0.25) -> None:
         self._litellm = _litellm()
         self._clients: dict[tuple[Any, ...], Any] = {}
+        self._priced: set[str] = set()  # models whose cost-map entry was checked (and made if missing)
         self.retries = retries  # ours, the only retry layer: LiteLLM's and the SDK's are off
         self.backoff_s = backoff_s
 
@@ -91,7 +100,30 @@ class LiteLLMEngine:
             kwargs["api_key"] = "not-needed"  # local OpenAI-compatible servers take any key
         if upstream.api_base and kwargs["model"].startswith("openai/"):
             kwargs["client"] = self._client(upstream.api_base, kwargs["api_key"], upstream.timeout_s)
+            self._list_price(kwargs["model"])
         return kwargs
+
+    def _list_price(self, model: str) -> None:
+        """Give an OpenAI-compatible upstream's model a zero price in LiteLLM's cost map, once,
+        when the map lacks it.
+
+        LiteLLM prices every answer (for its own logs and headers; shadowswitch reads neither),
+        several times per call; for a model its map lacks, each look-up searches its naming rules
+        and ends in an exception, uncached: about a tenth of a call's CPU. Listed, it is a cached
+        hit. Only the price is claimed, no capability, so LiteLLM builds the same request; the
+        entry stays out of its provider lists, so no bare model name starts resolving to it."""
+        if model in self._priced or len(self._priced) >= MAX_LISTED:
+            return
+        self._priced.add(model)
+        try:
+            self._litellm.get_model_info(model)
+            return  # listed, or named like a listed family: its look-ups already hit
+        except Exception:
+            pass
+        try:
+            self._litellm.register_model({model: dict(UNLISTED_PRICE)}, add_to_provider_model_sets=False)
+        except TypeError:  # a LiteLLM without that keyword would add it to its provider lists
+            log.debug("LiteLLM cannot list %s without adding it to its provider lists", model)
 
     def _client(self, api_base: str, api_key: str, timeout: float) -> Any:
         """One OpenAI client per OpenAI-compatible upstream (and event loop), built as LiteLLM builds
