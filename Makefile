@@ -24,14 +24,22 @@ $(VENV)/.installed: pyproject.toml
 		|| echo "warning: no chromium: the dashboard's browser tests need it (apt-get install chromium)"
 	touch $@
 
-test: install lint test-sqlite test-postgres
+# The two passes side by side: each is idle half the time (servers starting, sockets, the database),
+# so together they take little longer than the SQLite pass alone. The PostgreSQL pass's output
+# is held in a log and shown when both are done, so the two never interleave.
+test: install lint
+	@$(MAKE) --no-print-directory test-postgres > .test-postgres.log 2>&1 & pg=$$!; \
+	$(MAKE) --no-print-directory test-sqlite; sqlite=$$?; \
+	wait $$pg; postgres=$$?; \
+	echo "--- PostgreSQL pass ---"; cat .test-postgres.log; \
+	exit $$(( sqlite || postgres ))
 
 test-sqlite: install
 	$(PY) -m pytest -q
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
 test-postgres: install
-	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -m "not slow"
+	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: install
 	$(VENV)/bin/ruff check shadowswitch research tests examples
@@ -61,4 +69,4 @@ bench-env:
 		|| echo "warning: no litellm[proxy]: bench overhead will skip LiteLLM's proxy"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .test-postgres.log

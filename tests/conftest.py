@@ -33,10 +33,15 @@ BACKEND = os.environ.get("SHADOWSWITCH_TEST_DB", "sqlite")
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On the PostgreSQL pass, run only the tests that take the backend under test (`db_url`):
-    the others do not depend on it and already ran in the SQLite pass."""
+    the others do not depend on it and already ran in the SQLite pass, as did those marked
+    `one_backend` (they need a database, but nothing in them differs by backend)."""
     if BACKEND != "postgres":
         return
-    keep = [item for item in items if "db_url" in getattr(item, "fixturenames", ())]
+    keep = [
+        item
+        for item in items
+        if "db_url" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("one_backend")
+    ]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
 

@@ -152,6 +152,8 @@ def agrees(decision: dict[str, Any], want: dict[str, Any]) -> bool:
     return bool(decision["chosen"] == want["name"] and decision["arguments"] == want["arguments"])
 
 
+# The store's PostgreSQL side is tested in test_learning_state.py; this one loads the models.
+@pytest.mark.one_backend
 def test_shadow_pairs_teach_the_local_choice(
     proxy: Any, local_engine: Any, replay: str, db_url: str, tmp_path: Path
 ) -> None:
