@@ -12,6 +12,7 @@ confirms.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from shadowswitch.learning.memory import FLOOR, call_agreed, call_rate, combine,
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
+YIELD_EVERY = 16  # pairs decided between two offers of the GIL (about 2 ms of pure Python)
 GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
 
 
@@ -83,6 +85,8 @@ def decide(
         sims[same] = -1.0
     out = []
     for i, pair in enumerate(pairs):
+        if i % YIELD_EVERY == YIELD_EVERY - 1:
+            time.sleep(0)  # hand the GIL to a request waiting for it (learning runs beside them)
         probs = pair.zero_shot
         if memory and weight > 0:
             dist, strength = vote(sims[i], labels, list(probs), floor)
