@@ -189,3 +189,67 @@ def test_a_young_task_type_is_judged_on_cross_fitted_blocks() -> None:
     assert verdict["promote"] is True, verdict  # the prior serves kind 1's wrong calls
     many, _ = pairs_with_a_bad_kind(7, n=400)  # ENOUGH fresh pairs: the newest block alone
     assert cross_fitted(many, 100, prior, fit(many[:300], 0.95), 0.95, 0.6)[2] == 1
+
+
+def turns_ending_in_text(seed: int, n: int = 120) -> list[Pair]:
+    """An agent's steps: a call, then, once its result is back, a text answer to the same user
+    turn (the same vector: the engine reads the same turn, and ranks the same tool first)."""
+    rng = np.random.default_rng(seed)
+    centres = kinds(rng, 2)
+    pairs = []
+    for i in range(0, n, 2):
+        tool = TOOLS[(i // 2) % 2]
+        vector = near(centres[(i // 2) % 2], rng)
+        zero_shot = {t: (0.8 if t == tool else 0.1) for t in TOOLS}
+        pairs.append(Pair(i, vector, tool, zero_shot, tool, "agree"))
+        pairs.append(Pair(i + 1, vector, TOOLS[2], zero_shot, tool, "none", blocked=frozenset({tool})))
+    return pairs
+
+
+def test_a_tool_already_called_this_turn_is_an_abstention_not_a_wrong_answer() -> None:
+    pairs = turns_ending_in_text(3)
+    fitted = fit(pairs, target=0.95)
+    outcomes = decide(pairs, pairs, fitted.weight, 0.5)
+    point = at(outcomes, fitted.min_confidence)
+    assert point["agreement"] >= 0.95 and point["coverage"] >= 0.45  # every call step is served
+    assert all(o.blocked for p, o in zip(pairs, outcomes, strict=True) if p.blocked)
+    # Judged as if the engine answered the text steps with the tool again, the same traffic
+    # would look half wrong, and the threshold fitted to the target would serve next to nothing.
+    unaware = [Pair(p.id, p.vector, p.label, p.zero_shot, p.local_tool, p.args_status) for p in pairs]
+    assert fit(unaware, target=0.95).coverage < 0.1
+
+
+def test_the_exemplar_keeps_the_tools_already_called_this_turn(tmp_path: Any) -> None:
+    import anyio
+
+    from shadowswitch.learning.recorder import Learning
+    from shadowswitch.learning.served import ServedMemories
+    from shadowswitch.policy.models import Policy
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    db.upgrade(url)
+    store = ExemplarStore(db.make_engine(url))
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = [{"type": "function", "function": {"name": n, "parameters": schema}} for n in TOOLS[:2]]
+    messages = [
+        {"role": "user", "content": "Weather in Oslo?"},
+        tool_call("get_weather", {"city": "Oslo"}),
+        {"role": "tool", "tool_call_id": "c", "content": '{"temp": 3}'},
+    ]
+    request = ChatView.parse({"model": "m", "messages": messages, "tools": tools})
+    zero_shot = {"get_weather": 0.7, "get_forecast": 0.2, "__no_tool__": 0.1}
+    again = Choice(
+        "tool",
+        "get_weather",
+        abstain_reason="repeated_call: get_weather was already called for this user turn",
+        vector=unit(np.ones(DIM)).tobytes(),
+        encoder="e",
+        zero_shot=zero_shot,
+    )
+    text = {"role": "assistant", "content": "It is 3 degrees in Oslo."}
+    learning = Learning(store, ServedMemories(store))
+    anyio.run(learning.observe, Policy(task_type="t"), "d1", request, again, text)
+    (row,) = store.load("t", "e")
+    assert row.label == "__no_tool__" and row.blocked == ["get_weather"]

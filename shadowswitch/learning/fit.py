@@ -36,6 +36,7 @@ class Pair:
     local_tool: str | None
     args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
     arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
+    blocked: frozenset[str] = frozenset()  # tools the engine would not serve here, by rule
 
     def call(self, constants: dict[str, dict[str, Any]]) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
@@ -107,6 +108,8 @@ def _outcome(
     rate: float,
     constants: dict[str, dict[str, Any]],
 ) -> Outcome:
+    if chosen in pair.blocked:  # the engine abstains (repeated_call): it does not answer wrong
+        return Outcome(confidence, margin, float(chosen == pair.label), True)
     if chosen != pair.label:
         return Outcome(confidence, margin, 0.0, False)
     if chosen == NO_TOOL:
