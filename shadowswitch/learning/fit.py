@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.learning.memory import FLOOR, call_agreed, call_rate, combine, learned_constants, vote
+from shadowswitch.learning.memory import (
+    FLOOR,
+    call_agreed,
+    call_rate,
+    combine,
+    learned_constants,
+    turn_key,
+    vote,
+)
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -84,6 +92,8 @@ def decide(
         calls = np.array([m.call(constants) for m in memory], dtype=np.float64)
         same = np.array([p.id for p in pairs])[:, None] == np.array([m.id for m in memory])[None, :]
         sims[same] = -1.0
+        turns = np.array([turn_key(p.blocked) for p in pairs], dtype=object)
+        sims[turns[:, None] != np.array([turn_key(m.blocked) for m in memory], dtype=object)[None, :]] = -1.0
     out = []
     for i, pair in enumerate(pairs):
         if i % YIELD_EVERY == YIELD_EVERY - 1:
