@@ -281,24 +281,44 @@ def learning(
     quick: Annotated[
         bool, typer.Option(help="Checkpoints 0, 25, 100 and 40 test requests (minutes)")
     ] = False,
+    traffic: Annotated[
+        str,
+        typer.Option(help="bfcl: BFCL dev requests grouped by tool set; demo: the demo agent's steps"),
+    ] = "bfcl",
     test_size: Annotated[int, typer.Option(help="Test requests per checkpoint")] = 150,
     timings: Annotated[
-        bool, typer.Option(help="Also time learning 1,000 pairs and choosing with 10,000")
+        bool, typer.Option(help="Also time learning 1,000 pairs and choosing with 10,000 (bfcl)")
     ] = True,
-    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/learning.json"),
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Results JSON [bench/results/learning.json; demo: learning_demo.json]"),
+    ] = None,
 ) -> None:
     """Learning curve: local agreement and coverage after 0, 25, 100 and 400 shadow pairs.
 
-    Replayed BFCL development traffic (repeated tool sets) through a real proxy: shadow with an
-    upstream answering the expected call, `shadowswitch learn`, then canary 100% on other requests.
+    Replayed traffic through a real proxy: shadow with an upstream answering the expected call,
+    `shadowswitch learn`, then canary 100% on other requests of the same kinds. `--traffic bfcl`:
+    BFCL development requests of repeated tool sets; `--traffic demo`: the travel agent's steps,
+    split by task (the set gives about 130 pairs: the last checkpoint is as many as it gives).
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     from research.learning_curve import run_learning
 
+    kinds = split(traffic, ("bfcl", "demo"), "traffic")
+    if len(kinds) != 1:
+        raise typer.BadParameter("one traffic set: bfcl or demo")
+    kind = kinds[0]
     checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
-    run_learning(checkpoints, 40 if quick else test_size, out, timings=timings and not quick)
+    if kind == "demo":
+        from research.learning_demo import demo_traffic
+
+        path = out or Path("bench/results/learning_demo.json")
+        run_learning(checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=demo_traffic())
+        return
+    path = out or Path("bench/results/learning.json")
+    run_learning(checkpoints, 40 if quick else test_size, path, timings=timings and not quick)
 
 
 if __name__ == "__main__":  # last: every command above is registered by now

@@ -12,6 +12,9 @@ the task type has N pairs, run `shadowswitch learn`, switch to canary 100% and s
 measure local agreement (BFCL's AST rule on the local call, or no tool when none is due) and
 coverage (share answered locally), for N in the checkpoints. Test requests that fell back are
 excluded from the exemplars afterwards, so that no test request is ever learned from.
+
+`--traffic demo` replays the demo agent's own steps instead (research/learning_demo.py); the
+traffic set supplies the requests, the upstream, the policy and the judge, this module the run.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ import sys
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +43,38 @@ CATEGORIES = ("live_simple", "live_multiple", "live_irrelevance")
 MIN_GROUP = 8
 PACE = 16  # requests sent before waiting for their shadow runs (the proxy keeps 32 in flight)
 SOURCES_OK = {"text", "default", "decoded", "enum_choice", "learned"}
+
+
+Judge = Callable[[Any, dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One traffic set of the curve: requests (anything with a `.request` body), split into the
+    shadow stream and the test set, the "large model" that answers them, and how a local answer
+    to a test request is judged."""
+
+    name: str
+    task: str  # the task type the requests are sent as
+    model: str  # the `model` field the agent sends
+    stream: list[Any]
+    test: list[Any]
+    judge: Judge
+    policy: Callable[[str], dict[str, Any]]  # upstream base URL → the task type's policy
+    upstream: Callable[[], AbstractContextManager[str]]  # yields the upstream's base URL
+    about: dict[str, Any] = field(default_factory=dict)
+    prepare: Callable[[str], None] | None = None  # given the upstream URL, before the first request
+
+
+def bfcl_traffic() -> Traffic:
+    stream, test = traffic()
+
+    def register(upstream: str) -> None:
+        answers = {_text(c): expected_answer(c) for c in stream + test}
+        httpx.post(upstream + "/answers", json=answers, timeout=60).raise_for_status()
+
+    about = {"categories": list(CATEGORIES), "min_group": MIN_GROUP}
+    return Traffic("bfcl", TASK, "agent", stream, test, judge, policy, replay_upstream, about, register)
 
 
 def traffic(seed: int = 0) -> tuple[list[BfclCase], list[BfclCase]]:
@@ -106,23 +142,26 @@ def policy(upstream: str) -> dict[str, Any]:
 
 
 class Bench:
-    def __init__(self, base: str, workdir: Path, token: str):
+    def __init__(self, base: str, workdir: Path, token: str, task: str = TASK, model: str = "agent"):
         self.base = base
         self.workdir = workdir
+        self.task = task
+        self.model = model
         self.http = httpx.Client(base_url=base, timeout=900, headers={"Authorization": f"Bearer {token}"})
 
-    def send(self, case: BfclCase) -> dict[str, Any]:
-        body = {"model": "agent", **case.request}
-        response = self.http.post("/v1/chat/completions", json=body, headers={"X-Shadowswitch-Task": TASK})
+    def send(self, case: Any) -> dict[str, Any]:
+        body = {"model": self.model, **case.request}
+        headers = {"X-Shadowswitch-Task": self.task}
+        response = self.http.post("/v1/chat/completions", json=body, headers=headers)
         decision_id = response.headers["x-shadowswitch-decision-id"]
         return dict(self.http.get(f"/v1/shadowswitch/decisions/{decision_id}").json())
 
     def learning(self) -> dict[str, Any]:
-        return dict(self.http.get(f"/v1/shadowswitch/learning/{TASK}").json())
+        return dict(self.http.get(f"/v1/shadowswitch/learning/{self.task}").json())
 
     def set_mode(self, mode: str) -> None:
         change = {"mode": mode, "percent": 100 if mode == "canary" else 0}
-        self.http.put(f"/v1/shadowswitch/rollouts/{TASK}", json=change).raise_for_status()
+        self.http.put(f"/v1/shadowswitch/rollouts/{self.task}", json=change).raise_for_status()
 
     def wait_pairs(self, n: int, timeout_s: float = 600, still_s: float = 5.0) -> int:
         """Until the task type has `n` pairs, or their count has not moved for `still_s` (not every
@@ -148,7 +187,7 @@ class Bench:
                 "-m",
                 "shadowswitch.cli",
                 "learn",
-                TASK,
+                self.task,
                 "--json",
                 "--db",
                 self.db_url,
@@ -168,14 +207,21 @@ class Bench:
 
 
 def judge(case: BfclCase, decision: dict[str, Any]) -> dict[str, Any]:
-    """Was the local choice served, did it agree, did any served value lack provenance?"""
-    served = decision.get("abstain_reason") is None and decision.get("chosen") is not None
-    served = served and (decision.get("path") == "local" or decision.get("chosen") == "__no_tool__")
+    """Was the local choice served, did it agree (BFCL's AST rule), did any served value lack
+    provenance?"""
     if decision.get("chosen") == "__no_tool__":
         agree = not case.answers
     else:
         call = Call(str(decision.get("chosen")), dict(decision.get("arguments") or {}))
         agree = check_case(case, [call]).call_ok
+    return judged(decision, bool(agree), lambda: miss(case, decision))
+
+
+def judged(decision: dict[str, Any], agree: bool, why_missed: Callable[[], str]) -> dict[str, Any]:
+    """A test request's figures, whatever the traffic: `agree` says whether the local answer is
+    the upstream's; `why_missed` names what was wrong with a served one that is not."""
+    served = decision.get("abstain_reason") is None and decision.get("chosen") is not None
+    served = served and (decision.get("path") == "local" or decision.get("chosen") == "__no_tool__")
     sources = decision.get("argument_sources") or {}
     invented = sum(
         1 for k in (decision.get("arguments") or {}) if (sources.get(k) or {}).get("source") not in SOURCES_OK
@@ -187,7 +233,7 @@ def judge(case: BfclCase, decision: dict[str, Any]) -> dict[str, Any]:
         "agree": bool(agree),
         "invented": invented if served else 0,
         "choice_ms": choice_ms,
-        "why": None if agree and served else miss(case, decision) if served else abstained(decision),
+        "why": None if agree and served else why_missed() if served else abstained(decision),
     }
 
 
@@ -217,7 +263,7 @@ def abstained(decision: dict[str, Any]) -> str:
     return reason.split(":")[0].split(" ")[0]
 
 
-def checkpoint(bench: Bench, test: list[BfclCase], pairs: int) -> dict[str, Any]:
+def checkpoint(bench: Bench, test: list[Any], pairs: int, judge: Judge = judge) -> dict[str, Any]:
     from shadowswitch.store import db
     from shadowswitch.store.exemplars import ExemplarStore
 
@@ -333,7 +379,22 @@ def _encoder(workdir: Path) -> str:
     return ExemplarStore(db.make_engine(f"sqlite:///{workdir / 'bench.db'}")).newest_encoder(TASK) or ""
 
 
-def run_learning(checkpoints: list[int], test_size: int, out: Path, timings: bool = True) -> dict[str, Any]:
+Proxy = Callable[[Path], AbstractContextManager[str]]  # workdir → a running proxy's base URL
+
+
+def serve_proxy(workdir: Path) -> AbstractContextManager[str]:
+    """`shadowswitch serve` in a subprocess, on workdir's policies and database."""
+    return running_proxy(workdir, ready_timeout_s=1800)
+
+
+def run_learning(
+    checkpoints: list[int],
+    test_size: int,
+    out: Path,
+    timings: bool = True,
+    traffic_set: Traffic | None = None,
+    proxy: Proxy = serve_proxy,
+) -> dict[str, Any]:
     import os
     import tempfile
 
@@ -341,32 +402,35 @@ def run_learning(checkpoints: list[int], test_size: int, out: Path, timings: boo
     from rich.console import Console
 
     console = Console(stderr=True)
-    stream, test = traffic()
-    test = test[:test_size]
+    chosen = traffic_set or bfcl_traffic()
+    stream, test = chosen.stream, chosen.test[:test_size]
     token = "bench-learning"
     os.environ.update(
         {"SHADOWSWITCH_ADMIN_TOKEN": token, "REPLAY_KEY": "replay", "SHADOWSWITCH_LEARN_INTERVAL_S": "0"}
     )
     results: dict[str, Any] = {
         "traffic": {
-            "categories": list(CATEGORIES),
-            "min_group": MIN_GROUP,
+            "name": chosen.name,
+            "task_type": chosen.task,
+            **chosen.about,
             "stream": len(stream),
             "test_pool": len(test),
         },
         "caveat": "2 shared cores, other jobs running: timings are noisy; the lead re-runs",
         "checkpoints": [],
     }
-    with tempfile.TemporaryDirectory(prefix="sslearn-") as tmp, replay_upstream() as upstream:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sslearn-") as tmp, chosen.upstream() as upstream:
         workdir = Path(tmp)
-        answers = {_text(c): expected_answer(c) for c in stream + test}
-        httpx.post(upstream + "/answers", json=answers, timeout=60).raise_for_status()
+        if chosen.prepare:
+            chosen.prepare(upstream)
         folder = workdir / "policies"
         folder.mkdir()
-        (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": {"model": "openai/replay"}}))
-        (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy(upstream)))
-        with running_proxy(workdir, ready_timeout_s=1800) as base:
-            bench = Bench(base, workdir, token)
+        task_policy = chosen.policy(upstream)
+        (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": task_policy["upstream"]}))
+        (folder / f"{chosen.task}.yaml").write_text(yaml.safe_dump(task_policy))
+        with proxy(workdir) as base:
+            bench = Bench(base, workdir, token, chosen.task, chosen.model)
             sent = 0
             for target in checkpoints:
                 pairs = int(bench.learning()["pairs"])
@@ -376,13 +440,15 @@ def run_learning(checkpoints: list[int], test_size: int, out: Path, timings: boo
                         bench.send(case)
                     sent += len(batch)
                     pairs = bench.wait_pairs(pairs + len(batch), timeout_s=120)
-                point = checkpoint(bench, test, pairs)
+                point = checkpoint(bench, test, pairs, chosen.judge)
+                point["stream_sent"] = sent
                 console.print(f"pairs {pairs}: {point}")
                 results["checkpoints"].append(point)
                 out.write_text(json.dumps(results, indent=2))
+                if sent >= len(stream) and pairs < target:
+                    break  # the stream is spent: the later checkpoints would repeat this one
         if timings:
             results["learn_1000_pairs"] = learn_time(workdir)
             results["choice_with_10000_exemplars"] = choice_with_memory()
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))
     return results

@@ -110,6 +110,7 @@ def create_app(
         settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics, reloader
     )
     state.learning = learning
+    state.learner = learner
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

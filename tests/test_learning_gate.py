@@ -189,3 +189,87 @@ def test_a_young_task_type_is_judged_on_cross_fitted_blocks() -> None:
     assert verdict["promote"] is True, verdict  # the prior serves kind 1's wrong calls
     many, _ = pairs_with_a_bad_kind(7, n=400)  # ENOUGH fresh pairs: the newest block alone
     assert cross_fitted(many, 100, prior, fit(many[:300], 0.95), 0.95, 0.6)[2] == 1
+
+
+def turns_ending_in_text(seed: int, n: int = 120) -> list[Pair]:
+    """An agent's steps: a call, then, once its result is back, a text answer to the same user
+    turn (the same vector: the engine reads the same turn, and ranks the same tool first)."""
+    rng = np.random.default_rng(seed)
+    centres = kinds(rng, 2)
+    pairs = []
+    for i in range(0, n, 2):
+        tool = TOOLS[(i // 2) % 2]
+        vector = near(centres[(i // 2) % 2], rng)
+        zero_shot = {t: (0.8 if t == tool else 0.1) for t in TOOLS}
+        pairs.append(Pair(i, vector, tool, zero_shot, tool, "agree"))
+        pairs.append(Pair(i + 1, vector, TOOLS[2], zero_shot, tool, "none", blocked=frozenset({tool})))
+    return pairs
+
+
+def test_a_tool_already_called_this_turn_is_an_abstention_not_a_wrong_answer() -> None:
+    pairs = turns_ending_in_text(3)
+    zero_shot_alone = decide(pairs, pairs, 0.0, 0.5)  # the text steps: the tool again, refused
+    assert all(o.blocked for p, o in zip(pairs, zero_shot_alone, strict=True) if p.blocked)
+    assert at(zero_shot_alone, 0.5) == {"threshold": 0.5, "served": 60, "agreement": 1.0, "coverage": 0.5}
+    # Neighbours at the same point of their turn: after the call, the upstream answered in text.
+    fitted = fit(pairs, target=0.95)
+    point = at(decide(pairs, pairs, fitted.weight, 0.5), fitted.min_confidence)
+    assert fitted.weight > 0 and point["agreement"] >= 0.95 and point["coverage"] >= 0.9
+    # Judged as if the engine answered the text steps with the tool again, the same traffic
+    # would look half wrong, and the threshold fitted to the target would serve next to nothing.
+    unaware = [Pair(p.id, p.vector, p.label, p.zero_shot, p.local_tool, p.args_status) for p in pairs]
+    assert fit(unaware, target=0.95).coverage < 0.1
+
+
+def test_the_exemplar_keeps_the_tools_already_called_this_turn(tmp_path: Any) -> None:
+    import anyio
+
+    from shadowswitch.learning.recorder import Learning
+    from shadowswitch.learning.served import ServedMemories
+    from shadowswitch.policy.models import Policy
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    db.upgrade(url)
+    store = ExemplarStore(db.make_engine(url))
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = [{"type": "function", "function": {"name": n, "parameters": schema}} for n in TOOLS[:2]]
+    messages = [
+        {"role": "user", "content": "Weather in Oslo?"},
+        tool_call("get_weather", {"city": "Oslo"}),
+        {"role": "tool", "tool_call_id": "c", "content": '{"temp": 3}'},
+    ]
+    request = ChatView.parse({"model": "m", "messages": messages, "tools": tools})
+    zero_shot = {"get_weather": 0.7, "get_forecast": 0.2, "__no_tool__": 0.1}
+    again = Choice(
+        "tool",
+        "get_weather",
+        abstain_reason="repeated_call: get_weather was already called for this user turn",
+        vector=unit(np.ones(DIM)).tobytes(),
+        encoder="e",
+        zero_shot=zero_shot,
+    )
+    text = {"role": "assistant", "content": "It is 3 degrees in Oslo."}
+    learning = Learning(store, ServedMemories(store))
+    anyio.run(learning.observe, Policy(task_type="t"), "d1", request, again, text)
+    (row,) = store.load("t", "e")
+    assert row.label == "__no_tool__" and row.blocked == ["get_weather"]
+
+
+def test_the_served_memory_votes_with_exemplars_at_the_same_point_of_their_turn() -> None:
+    pairs = turns_ending_in_text(4, n=20)
+    memory = Memory(
+        1,
+        "e",
+        np.stack([p.vector for p in pairs]),
+        np.array([p.label for p in pairs], dtype=object),
+        weight=0.8,
+        min_confidence=0.5,
+        turns=np.array(["|".join(sorted(p.blocked)) for p in pairs], dtype=object),
+    )
+    step = pairs[0]  # a call step of get_weather; its text step shares its vector
+    fresh = memory.mix(memory.similarities(step.vector), step.zero_shot)
+    after = memory.mix(memory.similarities(step.vector, {"get_weather"}), step.zero_shot)
+    assert max(fresh, key=fresh.__getitem__) == "get_weather"
+    assert max(after, key=after.__getitem__) == "__no_tool__"

@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from shadowswitch.errors import Forbidden, Unauthorized
+from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.outcomes import Outcomes
@@ -35,6 +36,7 @@ class AppState:
     reloader: PolicyReloader  # swaps `policies` in place: every holder sees the new set
     models_ready: bool = False
     learning: Learning | None = None
+    learner: BackgroundLearner | None = None  # the learning thread: its latest runs
 
 
 # The dependencies are `async def` though they never wait: FastAPI runs a plain `def` one on a

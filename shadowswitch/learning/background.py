@@ -12,7 +12,10 @@ import contextlib
 import logging
 import os
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -22,6 +25,16 @@ from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
 LOWEST = 19  # nice value of the learning thread (Linux: per thread)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One learning run of the thread: when (monotonic clock), how long, what came of it."""
+
+    task_type: str
+    started: float
+    seconds: float
+    status: str
 
 
 class BackgroundLearner:
@@ -37,7 +50,10 @@ class BackgroundLearner:
         self.interval_s = interval_s
         self.on_change = on_change
         self._seen: dict[str, int] = {}
+        self.runs: deque[Run] = deque(maxlen=50)  # the latest runs, newest last
+        self.busy = threading.Event()  # set while a task type is being learned
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="shadowswitch-learner", daemon=True)
 
     def start(self) -> None:
@@ -46,11 +62,20 @@ class BackgroundLearner:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
+
+    def wake(self) -> None:
+        """A round now rather than at the end of the interval."""
+        self._wake.set()
 
     def _run(self) -> None:
         with contextlib.suppress(OSError, AttributeError):  # not Linux: the default priority
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWEST)
-        while not self._stop.wait(self.interval_s):
+        while True:
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             self.round()
 
     def round(self) -> None:
@@ -62,7 +87,13 @@ class BackgroundLearner:
                 if pairs - self._seen.get(task, 0) < MIN_HOLDOUT:
                     continue
                 self._seen[task] = pairs
-                result = learn(self.store, task, policy.engine, actor="learner")
+                started = time.monotonic()
+                self.busy.set()
+                try:
+                    result = learn(self.store, task, policy.engine, actor="learner")
+                finally:
+                    self.busy.clear()
+                self.runs.append(Run(task, started, time.monotonic() - started, str(result.get("status"))))
             except SQLAlchemyError:
                 log.exception("learning: round failed for task type %s", task)
                 continue

@@ -64,6 +64,7 @@ def to_pair(row: Exemplar) -> Pair:
         row.local_tool,
         row.args_status,
         row.arguments,
+        frozenset(row.blocked or ()),
     )
 
 

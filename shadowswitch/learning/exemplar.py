@@ -29,9 +29,11 @@ def build_exemplar(
     choice: Choice,
     generative: dict[str, Any],
     label_choice: Choice | None = None,
+    blocked: list[str] | None = None,
 ) -> Exemplar | None:
     """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
-    is not a choice among the offered tools (an action, parallel text...)."""
+    is not a choice among the offered tools (an action, parallel text...). `blocked`: the tools
+    the engine would not serve on this request by rule (already called for this user turn)."""
     if choice.vector is None or not choice.zero_shot:
         return None
     vector, encoder, zero_shot = choice.vector, choice.encoder or "", choice.zero_shot
@@ -53,6 +55,7 @@ def build_exemplar(
         local_tool=local_tool,
         args_status=_args_status(choice, local_tool, label, generative),
         arguments=_arguments(call.arguments, request, choice.arguments) if label != NO_TOOL else None,
+        blocked=sorted(blocked) if blocked else None,
     )
 
 

@@ -12,16 +12,26 @@ confirms.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from shadowswitch.learning.memory import FLOOR, call_agreed, call_rate, combine, learned_constants, vote
+from shadowswitch.learning.memory import (
+    FLOOR,
+    call_agreed,
+    call_rate,
+    combine,
+    learned_constants,
+    turn_key,
+    vote,
+)
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
+YIELD_EVERY = 16  # pairs decided between two offers of the GIL (about 2 ms of pure Python)
 GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
 
 
@@ -34,6 +44,7 @@ class Pair:
     local_tool: str | None
     args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
     arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
+    blocked: frozenset[str] = frozenset()  # tools the engine would not serve here, by rule
 
     def call(self, constants: dict[str, dict[str, Any]]) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
@@ -81,8 +92,12 @@ def decide(
         calls = np.array([m.call(constants) for m in memory], dtype=np.float64)
         same = np.array([p.id for p in pairs])[:, None] == np.array([m.id for m in memory])[None, :]
         sims[same] = -1.0
+        turns = np.array([turn_key(p.blocked) for p in pairs], dtype=object)
+        sims[turns[:, None] != np.array([turn_key(m.blocked) for m in memory], dtype=object)[None, :]] = -1.0
     out = []
     for i, pair in enumerate(pairs):
+        if i % YIELD_EVERY == YIELD_EVERY - 1:
+            time.sleep(0)  # hand the GIL to a request waiting for it (learning runs beside them)
         probs = pair.zero_shot
         if memory and weight > 0:
             dist, strength = vote(sims[i], labels, list(probs), floor)
@@ -103,6 +118,8 @@ def _outcome(
     rate: float,
     constants: dict[str, dict[str, Any]],
 ) -> Outcome:
+    if chosen in pair.blocked:  # the engine abstains (repeated_call): it does not answer wrong
+        return Outcome(confidence, margin, float(chosen == pair.label), True)
     if chosen != pair.label:
         return Outcome(confidence, margin, 0.0, False)
     if chosen == NO_TOOL:

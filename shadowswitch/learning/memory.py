@@ -17,7 +17,7 @@ Plain numpy: 10,000 exemplars cost a (10,000 × 384) product, about a millisecon
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,13 +53,19 @@ class Memory:
     usual: dict[str, list[str]] = field(default_factory=dict)  # tool → params the upstream always sets
     calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
     call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
+    turns: np.ndarray[Any, Any] | None = None  # (n,) `turn_key` of the tools already called
 
     @property
     def floor(self) -> float:
         return floor_for(self.encoder)
 
-    def similarities(self, query: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return np.asarray(self.vectors @ query.astype(np.float32))
+    def similarities(self, query: np.ndarray[Any, Any], called: Iterable[str] = ()) -> np.ndarray[Any, Any]:
+        """Cosine to each exemplar; -1 (never a neighbour) for an exemplar at another point of
+        its user turn (other tools already called): see `turn_key`."""
+        sims = np.asarray(self.vectors @ query.astype(np.float32))
+        if self.turns is not None and len(self.turns):
+            sims = np.where(self.turns == turn_key(called), sims, -1.0)
+        return sims
 
     def mix(self, sims: np.ndarray[Any, Any], zero_shot: Mapping[str, float]) -> dict[str, float]:
         """The zero-shot probabilities with this memory's vote mixed in."""
@@ -72,6 +78,13 @@ class Memory:
         """How likely the engine's whole call of `tool` agrees, for a request this close."""
         calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)
         return call_rate(sims, self.labels, calls, tool, self.call_prior, self.floor)
+
+
+def turn_key(called: Iterable[str] | None) -> str:
+    """The tools already called for the user turn, as one key. The encoder reads the user's turn,
+    so the step that calls a tool and the step that answers in text once its result is back look
+    the same: only exemplars at the same point of their turn are neighbours."""
+    return "|".join(sorted(set(called or ())))
 
 
 def floor_for(encoder: str) -> float:

@@ -10,6 +10,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.answers import call_of
 from shadowswitch.engines.base import Choice
+from shadowswitch.engines.local.conversation import called_this_turn
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
 from shadowswitch.learning.served import ServedMemories
@@ -48,7 +49,8 @@ class Learning:
         unfilled = choice.kind == "tool" and choice.arguments is None
         if label and (label != choice.name or unfilled) and hasattr(engine, "fill_tool"):
             other = await engine.fill_tool(request, policy, label, self.memory(policy))
-        row = build_exemplar(policy.task_type, decision_id, request, choice, generative, other)
+        blocked = sorted(called_this_turn(request, policy.feedback.tool_error_regex))
+        row = build_exemplar(policy.task_type, decision_id, request, choice, generative, other, blocked)
         if row is None:
             return
         try:

@@ -18,7 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.fit import args_rate
-from shadowswitch.learning.memory import Memory, learned_constants, usual_parameters
+from shadowswitch.learning.memory import Memory, learned_constants, turn_key, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,7 @@ class ServedMemories:
             usual=usual_parameters(calls),
             calls=np.array([p.call(constants) for p in pairs], dtype=np.float64),
             call_prior=args_rate(pairs),
+            turns=np.array([turn_key(r.blocked) for r in rows], dtype=object),
         )
 
     async def _run(self) -> None:

@@ -123,6 +123,9 @@ class Exemplar(SQLModel, table=True):
     local_tool: str | None = Field(default=None, max_length=200)  # the tool the engine filled
     args_status: str = Field(default="none", max_length=16)  # agree | differ | missing | unknown | none
     arguments: Any = Field(default=None, sa_column=Column(JSON))  # {param: {type, in_text, value?}}
+    # tools the engine would not serve on this request whatever its confidence (already called
+    # for this user turn): a state that chooses one of them abstains, it does not answer wrong
+    blocked: Any = Field(default=None, sa_column=Column(JSON))
     excluded: bool = False  # negative feedback arrived after it was stored
 
 

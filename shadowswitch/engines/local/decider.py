@@ -137,7 +137,7 @@ class Decider:
             memory = None  # learned with another encoder: its vectors are not comparable
         gates: dict[str, float] = {}
         if memory is not None:
-            sims = memory.similarities(vector)
+            sims = memory.similarities(vector, called_this_turn(request, policy.feedback.tool_error_regex))
             mixed = memory.mix(sims, zero_shot)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
             gates = {c.id: memory.call_rate(sims, c.id) for c in ranking.candidates}
