@@ -31,6 +31,8 @@ _OWN = {"model", "messages", "stream", "metadata", "api_base", "api_key", "base_
 UNLISTED_PRICE = {
     "input_cost_per_token": 0.0,
     "output_cost_per_token": 0.0,
+    "cache_creation_input_token_cost": 0.0,  # named, or LiteLLM warns once per model
+    "cache_read_input_token_cost": 0.0,
     "litellm_provider": "openai",
     "mode": "chat",
 }
