@@ -56,6 +56,7 @@ def run_e2e(
 ) -> dict[str, Any]:
     console = console or Console()
     started = datetime.now(UTC)
+    commit = git_commit()  # the code that runs, read before a long run (the checkout may move on)
     runs: dict[str, dict[str, Any]] = {}
     for upstream in config.upstreams:
         runs[upstream] = measure_upstream(upstream, config, console, local_factory)
@@ -63,7 +64,7 @@ def run_e2e(
         "benchmark": "e2e",
         "date": started.isoformat(timespec="seconds"),
         "seconds": round((datetime.now(UTC) - started).total_seconds(), 1),
-        "commit": git_commit(),
+        "commit": commit,
         "machine": machine_info(),
         "config": {
             "conditions": config.conditions,
