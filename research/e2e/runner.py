@@ -54,7 +54,7 @@ LocalFactory = Callable[[], Any]
 def run_e2e(
     config: E2eConfig, console: Console | None = None, local_factory: LocalFactory | None = None
 ) -> dict[str, Any]:
-    console = console or Console()
+    console = console or Console(width=None if Console().is_terminal else 140)  # logs: whole tables
     started = datetime.now(UTC)
     commit = git_commit()  # the code that runs, read before a long run (the checkout may move on)
     runs: dict[str, dict[str, Any]] = {}
