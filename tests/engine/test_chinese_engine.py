@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
 from shadowswitch.engines.local.decider import Job
+from shadowswitch.engines.local.runtime.bridge import BRIDGE_ID
 from shadowswitch.engines.local.runtime.multilingual import available
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
@@ -60,6 +62,34 @@ def decide(engine: Any, text: str, policy: Policy = TOOLS_ONLY) -> Any:
 def test_a_chinese_request_chooses_the_right_tool(engine: Any, text: str, expected: str) -> None:
     choice = decide(engine, text)
     assert choice.candidates[0].id == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("帮我查一下北京明天的天气", "get_weather"),
+        ("我想订一张从上海飞东京的机票", "book_flight"),
+        ("帮我在杭州订个酒店，住两晚", "book_hotel"),
+    ],
+)
+def test_a_chinese_request_for_a_tool_is_not_answered_directly(engine: Any, text: str, expected: str) -> None:
+    # e5's fixed "answer directly" level beat every tool here; the bridge (runtime/bridge.py)
+    # lets the English prior decide, in the English encoder's space.
+    choice = decide(engine, text, POLICY)
+    assert choice.candidates[0].id == expected
+
+
+def test_a_chinese_greeting_is_answered_directly(engine: Any) -> None:
+    choice = decide(engine, "你好呀，最近怎么样？", POLICY)
+    assert choice.candidates[0].id == NO_TOOL_ID
+
+
+def test_chinese_is_chosen_in_the_english_encoders_space(engine: Any) -> None:
+    decider = engine.decider_for(Job(ChatView.parse(ask("帮我查一下北京明天的天气", TOOLS)), POLICY))
+    assert decider.encoder.name == BRIDGE_ID
+    weather, hotel = (decider.encoder.embed_cached([text]) for text in ("weather in Beijing", "book a hotel"))
+    query = decider.encoder.embed(["北京天气怎么样"])[0]
+    assert float(weather[0] @ query) > float(hotel[0] @ query) + 0.1
 
 
 @pytest.mark.xfail(

@@ -15,14 +15,16 @@ import torch
 from shadowswitch.engines.base import Choice, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import Filled, at_message
-from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
+from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for, with_choice_of
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
+from shadowswitch.engines.local.choice.relevance import Coverage, present
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
 from shadowswitch.engines.local.conversation import called_this_turn, query_text, value_turn
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
+from shadowswitch.engines.local.runtime.bridge import BridgedEncoder, load_bridge
 from shadowswitch.engines.local.runtime.encoder import Encoder, TextEncoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
@@ -56,26 +58,41 @@ class Decider:
         calibration: Calibration | None = None,
         knowledge: Knowledge | None = None,
         multilingual: bool = False,
+        bridge: bool = True,
     ) -> None:
         """`calibration`: the prior (default: the packaged one), kept where it fits the models;
         `knowledge`: the optional tables (default: the general ones, loaded now);
-        `multilingual`: read with the multilingual encoder (its own prior, `prior_for`)."""
+        `multilingual`: read with the multilingual encoder (its own prior, `prior_for`); with
+        `bridge` and a fitted bridge (runtime/bridge.py), it chooses in the English encoder's
+        space with the English prior's choice weights, and reads values with e5."""
         self.models = models
-        self.encoder: TextEncoder = (
-            MultilingualEncoder(models.multilingual)
-            if multilingual
-            else Encoder(models.encoder, models.encoder_tokenizer)
-        )
-        prior = (
-            prior_for(self.encoder.name, calibration) if multilingual else calibration or load_calibration()
-        )
-        self.cal = prior.for_models(self.encoder.name, models.lm_id)
+        english = Encoder(models.encoder, models.encoder_tokenizer)
+        matrix = load_bridge() if multilingual and bridge else None
+        if not multilingual:
+            self.values: TextEncoder = english
+            self.encoder: TextEncoder = english
+            self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
+        else:
+            e5 = MultilingualEncoder(models.multilingual)
+            self.values = e5
+            values_cal = prior_for(e5.name, calibration).for_models(e5.name, models.lm_id)
+            if matrix is None:
+                self.encoder, self.cal = e5, values_cal
+            else:
+                self.encoder = BridgedEncoder(e5, english, matrix)
+                choice_cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
+                self.cal = with_choice_of(values_cal, choice_cal)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
-        self.reference = ReferenceTools.load(self.encoder, models.cache_dir, self.cal.reference_tools)
-        self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
+        # Reference tools are passages: the bridge reads them with the English encoder.
+        passages = english if matrix is not None else self.encoder
+        self.reference = ReferenceTools.load(passages, models.cache_dir, self.cal.reference_tools)
+        # Value scores on e5's scale, where the cutoffs were not fitted: the no-tool check asks
+        # only whether a value is in the text (calibration.with_choice_of).
+        coverage = self._presence if matrix is not None else self.filler.coverage
+        self.chooser = Chooser(self.encoder, self.lm, self.cal, coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
         """Several requests at once: their queries, and the candidate texts not yet cached,
@@ -243,8 +260,11 @@ class Decider:
         sources = at_message(filled.sources, message)
         return Choice("tool", best.id, arguments=args, sources=sources, abstain_reason=reason)
 
+    def _presence(self, parameters: dict[str, Any], text: str) -> Coverage:
+        return present(self.filler.coverage(parameters, text))
+
     def _similarity(self, left: list[str], right: list[str]) -> list[list[float]]:
-        vectors = self.encoder.embed_cached([*left, *right])  # one pass for both
+        vectors = self.values.embed_cached([*left, *right])  # one pass for both
         return (vectors[: len(left)] @ vectors[len(left) :].T).tolist()
 
     def _decode(

@@ -49,6 +49,12 @@ def no_tool_features(
     }
 
 
+def present(coverage: Coverage) -> Coverage:
+    """Each value that is in the text at all counts as convincing (cutoffs are 0.0): where value
+    scores are on a scale the cutoffs were not fitted for (the bridge, calibration.with_choice_of)."""
+    return [(g, None if s is None else max(s, 0.0)) for g, s in coverage]
+
+
 def top_margin(similarities: Sequence[float]) -> float:
     """How far the best tool stands above the runner-up; 0.0 with a single tool."""
     ranked = sorted(similarities, reverse=True)

@@ -1,0 +1,75 @@
+"""The bridge: a request in another language, read by multilingual-e5, placed where the English
+encoder would have put the same request in English, so the English prior chooses for it.
+
+e5 ranks English tools poorly from Chinese text, and its cosines are compressed (0.75-0.90 for
+anything), so no "answer directly" level fitted on e5's scale carries over from English to
+Chinese. The English encoder (all-MiniLM-L6-v2) has a prior fitted on the development files:
+reference tools, value coverage, a metric. The bridge is a linear map from e5's query vector to
+all-MiniLM's vector of the same text, fitted on English development texts only
+(`python -m research.bridge`): e5 puts a sentence and its translation close together, so the map
+sends a Chinese request near the English vector of what it says. The tools, reference tools and
+parameters stay English and are read by the English encoder as in English, so the tools'
+vectors, the reference tools and the choice part of the English prior apply unchanged; values
+are still read by e5 (the decider's value encoder), which knows Chinese words.
+
+File format: a .npy array (dim_e5 + 1, dim_english), float16; the last row is the bias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from shadowswitch.engines.local.runtime.encoder import Encoder
+from shadowswitch.engines.local.runtime.multilingual import MULTILINGUAL_ID, MultilingualEncoder
+
+PACKAGED_BRIDGE = Path(__file__).parents[1] / "priors" / "bridge-multilingual.npy"
+BRIDGE_ID = f"{MULTILINGUAL_ID}>all-MiniLM-L6-v2"  # its vectors' space, for learning's memory
+
+
+def load_bridge(path: Path = PACKAGED_BRIDGE) -> torch.Tensor | None:
+    """The map, or None where no bridge has been fitted."""
+    if not path.exists():
+        return None
+    return torch.from_numpy(np.load(path, allow_pickle=False).astype(np.float32))
+
+
+def apply_bridge(matrix: torch.Tensor, vectors: torch.Tensor) -> torch.Tensor:
+    """Unit vectors in the English encoder's space for e5's unit vectors (n, dim_e5)."""
+    ones = torch.ones(len(vectors), 1)
+    return torch.nn.functional.normalize(torch.cat([vectors.float(), ones], 1) @ matrix, dim=-1)
+
+
+def fit_bridge(source: torch.Tensor, target: torch.Tensor, l2: float = 0.1) -> torch.Tensor:
+    """Ridge regression of `target` (English encoder) on `source` (e5) vectors, with a bias row."""
+    x = torch.cat([source.float(), torch.ones(len(source), 1)], 1)
+    matrix: torch.Tensor = torch.linalg.solve(x.T @ x + l2 * torch.eye(x.shape[1]), x.T @ target.float())
+    return matrix
+
+
+class BridgedEncoder:
+    """The `TextEncoder` the multilingual decider chooses with: requests (`embed`) through e5 and
+    the bridge, passages (`embed_cached`: tools, reference tools) through the English encoder."""
+
+    name = BRIDGE_ID
+
+    def __init__(self, e5: MultilingualEncoder, english: Encoder, matrix: torch.Tensor) -> None:
+        self.e5, self.english, self.matrix = e5, english, matrix
+        self.dim = english.dim
+
+    @property
+    def cache_key(self) -> list[str]:
+        return [BRIDGE_ID, *self.english.cache_key]
+
+    def embed(self, texts: Sequence[str], remember: Sequence[str] = ()) -> torch.Tensor:
+        if remember:
+            self.english.embed_cached(remember)
+        if not texts:
+            return torch.zeros(0, self.dim)
+        return apply_bridge(self.matrix, self.e5.embed(texts))
+
+    def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
+        return self.english.embed_cached(texts)
