@@ -24,7 +24,7 @@ from shadowswitch.engines.local.conversation import called_this_turn, query_text
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
-from shadowswitch.engines.local.runtime.bridge import BridgedEncoder, load_bridge
+from shadowswitch.engines.local.runtime.bridge import BridgedEncoder, LanguageShift, load_bridge
 from shadowswitch.engines.local.runtime.encoder import Encoder, TextEncoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
@@ -79,7 +79,7 @@ class Decider:
             if matrix is None:
                 self.encoder, self.cal = e5, values_cal
             else:
-                self.encoder = BridgedEncoder(e5, english, matrix)
+                self.encoder = BridgedEncoder(e5, english, matrix, LanguageShift.load())
                 choice_cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
                 self.cal = with_choice_of(values_cal, choice_cal)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)

@@ -13,20 +13,31 @@ vectors, the reference tools and the choice part of the English prior apply unch
 are still read by e5 (the decider's value encoder), which knows Chinese words.
 
 File format: a .npy array (dim_e5 + 1, dim_english), float16; the last row is the bias.
+
+e5 places a translation near its original, not on it: a language adds its own offset to every
+vector (Chinese requests sit apart from English ones whatever they ask), which the map, fitted
+on English, reads as meaning. Before the map, a request's vector is moved by the difference of
+the mean English and the mean vector of its language (`LanguageShift`, fitted on English
+development requests and hand-written requests of that language, research/bridge_data/),
+in proportion to the share of its words in that language.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from shadowswitch.engines.local.language import units
 from shadowswitch.engines.local.runtime.encoder import Encoder
 from shadowswitch.engines.local.runtime.multilingual import MULTILINGUAL_ID, MultilingualEncoder
 
 PACKAGED_BRIDGE = Path(__file__).parents[1] / "priors" / "bridge-multilingual.npy"
+PACKAGED_SHIFT = Path(__file__).parents[1] / "priors" / "bridge-language-shift.json"
+SHIFT_FORMAT = 1
 BRIDGE_ID = f"{MULTILINGUAL_ID}>all-MiniLM-L6-v2"  # its vectors' space, for learning's memory
 
 
@@ -35,6 +46,45 @@ def load_bridge(path: Path = PACKAGED_BRIDGE) -> torch.Tensor | None:
     if not path.exists():
         return None
     return torch.from_numpy(np.load(path, allow_pickle=False).astype(np.float32))
+
+
+class LanguageShift:
+    """Per language, the mean English e5 query vector minus the language's (unit vectors)."""
+
+    def __init__(self, shifts: dict[str, torch.Tensor]) -> None:
+        self.shifts = shifts
+
+    @classmethod
+    def load(cls, path: Path = PACKAGED_SHIFT) -> LanguageShift:
+        """The fitted shifts; none where no file has been written."""
+        if not path.exists():
+            return cls({})
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if raw.get("format") != SHIFT_FORMAT:
+            raise ValueError(f"{path}: language shift format {raw.get('format')!r}, this version reads 1")
+        return cls({lang: torch.tensor(v) for lang, v in raw["shift"].items()})
+
+    def write(self, path: Path, fitted_on: str) -> None:
+        shift = {lang: [round(x, 6) for x in v.tolist()] for lang, v in self.shifts.items()}
+        doc = {"format": SHIFT_FORMAT, "fitted_on": fitted_on, "shift": shift}
+        path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+
+    def apply(self, texts: Sequence[str], vectors: torch.Tensor) -> torch.Tensor:
+        shift = self.shifts.get("zh")
+        if shift is None:
+            return vectors
+        shares = torch.tensor([chinese_share(t) for t in texts]).unsqueeze(1)
+        return vectors + shares * shift
+
+
+def chinese_share(text: str) -> float:
+    """The share of `text`'s words written in Han characters (each a word, language.units);
+    0.0 with kana (Japanese writes Han characters too)."""
+    found = units(text)
+    scripts = [script for _, script in found]
+    if not found or "HIRAGANA" in scripts or "KATAKANA" in scripts:
+        return 0.0
+    return scripts.count("CJK") / len(found)
 
 
 def apply_bridge(matrix: torch.Tensor, vectors: torch.Tensor) -> torch.Tensor:
@@ -56,8 +106,15 @@ class BridgedEncoder:
 
     name = BRIDGE_ID
 
-    def __init__(self, e5: MultilingualEncoder, english: Encoder, matrix: torch.Tensor) -> None:
+    def __init__(
+        self,
+        e5: MultilingualEncoder,
+        english: Encoder,
+        matrix: torch.Tensor,
+        shift: LanguageShift | None = None,
+    ) -> None:
         self.e5, self.english, self.matrix = e5, english, matrix
+        self.shift = shift or LanguageShift({})
         self.dim = english.dim
 
     @property
@@ -69,7 +126,7 @@ class BridgedEncoder:
             self.english.embed_cached(remember)
         if not texts:
             return torch.zeros(0, self.dim)
-        return apply_bridge(self.matrix, self.e5.embed(texts))
+        return apply_bridge(self.matrix, self.shift.apply(texts, self.e5.embed(texts)))
 
     def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
         return self.english.embed_cached(texts)
