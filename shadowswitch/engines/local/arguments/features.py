@@ -228,6 +228,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "kind:str:name": 1.0,
     "kind:str:ident": 1.0,
     "kind:str:date": 0.5,
+    # A date for a date parameter, as strong a cue as quotes for text: without it a date read from
+    # text no English cue word surrounds (2027年3月14日) scored below 0 and was left out.
+    "kind:date:date": 1.5,
     "kind:str:phrase": 0.0,
     "kind:str:clause": -1.0,
     "kind:str:text": -1.5,
