@@ -96,7 +96,8 @@ def test_chinese_is_chosen_in_the_english_encoders_space(engine: Any) -> None:
 
 
 @pytest.mark.xfail(
-    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
+    reason="the English prior's value weights, through the bridge, leave out budget 三千五 (optional)",
+    strict=False,
 )
 def test_chinese_numbers_dates_and_negations_become_values(engine: Any) -> None:
     choice = decide(engine, "帮我在杭州订两晚酒店，明天入住，预算三千五，不要早餐")
@@ -111,18 +112,13 @@ def test_quoted_text_and_an_address_in_a_chinese_request(engine: Any) -> None:
     assert choice.arguments == {"to": "ann@corp.com", "subject": "周报"}
 
 
-@pytest.mark.xfail(
-    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
-)
+@pytest.mark.xfail(reason="passengers: 一张 (one ticket) is taken over 2个人 (two people)", strict=False)
 def test_a_mixed_chinese_and_english_request(engine: Any) -> None:
     choice = decide(engine, "帮我book一张从Boston到Chicago的flight，2个人")
     assert choice.name == "book_flight"
     assert choice.arguments == {"origin": "Boston", "destination": "Chicago", "passengers": 2}
 
 
-@pytest.mark.xfail(
-    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
-)
 def test_a_place_is_written_in_english_only_where_the_schema_asks(engine: Any) -> None:
     located = tool(
         "get_weather",

@@ -156,31 +156,3 @@ def write_calibration(cal: Calibration, path: Path) -> None:
         "weights": {f.name: getattr(cal, f.name) for f in fields(cal) if f.name in WEIGHTS},
     }
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-
-
-# What decides the choice (ranking and "answer directly"), as against what reads values.
-CHOICE_FIELDS = (
-    "choice_temperature",
-    "no_tool_similarity",
-    "no_tool_weights",
-    "no_tool_metric",
-    "cascade_margin",
-    "lm_weight",
-    "lm_temperature",
-)
-
-
-def with_choice_of(values: Calibration, choice: Calibration) -> Calibration:
-    """`values`'s value weights with `choice`'s choice weights and reference tools: the bridged
-    multilingual decider (runtime/bridge.py) chooses in the English encoder's space, where the
-    English prior was fitted, and reads values with e5, on the multilingual prior's scale.
-
-    The choice prior's `cutoff:<group>` weights are value scores on the English value weights'
-    scale, which e5's value scores are not on (a convincing English value scores about 4, the same
-    value read by e5 under the neutral weights below 1): they are left out, so values are filled
-    as under the multilingual prior, and the decider's no-tool check asks only whether the text
-    holds a value of each required parameter's type (relevance.present)."""
-    chosen = {name: getattr(choice, name) for name in CHOICE_FIELDS}
-    weights = {k: v for k, v in choice.no_tool_weights.items() if not k.startswith("cutoff")}
-    chosen["no_tool_weights"] = weights
-    return replace(values, **chosen, reference_tools=choice.reference_tools)

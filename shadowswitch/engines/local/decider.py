@@ -15,7 +15,7 @@ import torch
 from shadowswitch.engines.base import Choice, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import Filled, at_message
-from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for, with_choice_of
+from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.relevance import Coverage, present
@@ -24,7 +24,12 @@ from shadowswitch.engines.local.conversation import called_this_turn, query_text
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
-from shadowswitch.engines.local.runtime.bridge import BridgedEncoder, LanguageShift, load_bridge
+from shadowswitch.engines.local.runtime.bridge import (
+    BridgedEncoder,
+    BridgedValues,
+    LanguageShift,
+    load_bridge,
+)
 from shadowswitch.engines.local.runtime.encoder import Encoder, TextEncoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
@@ -62,26 +67,25 @@ class Decider:
     ) -> None:
         """`calibration`: the prior (default: the packaged one), kept where it fits the models;
         `knowledge`: the optional tables (default: the general ones, loaded now);
-        `multilingual`: read with the multilingual encoder (its own prior, `prior_for`); with
-        `bridge` and a fitted bridge (runtime/bridge.py), it chooses in the English encoder's
-        space with the English prior's choice weights, and reads values with e5."""
+        `multilingual`: read with the multilingual encoder: with `bridge` and a fitted bridge
+        (runtime/bridge.py), in the English encoder's space with the English prior; else with
+        e5's own vectors and prior (`prior_for`)."""
         self.models = models
         english = Encoder(models.encoder, models.encoder_tokenizer)
         matrix = load_bridge() if multilingual and bridge else None
-        if not multilingual:
-            self.values: TextEncoder = english
-            self.encoder: TextEncoder = english
-            self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
-        else:
+        self.encoder: TextEncoder
+        self.values: TextEncoder  # what values and parameters are compared with
+        if matrix is not None:
             e5 = MultilingualEncoder(models.multilingual)
-            self.values = e5
-            values_cal = prior_for(e5.name, calibration).for_models(e5.name, models.lm_id)
-            if matrix is None:
-                self.encoder, self.cal = e5, values_cal
-            else:
-                self.encoder = BridgedEncoder(e5, english, matrix, LanguageShift.load())
-                choice_cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
-                self.cal = with_choice_of(values_cal, choice_cal)
+            bridged = BridgedEncoder(e5, english, matrix, LanguageShift.load())
+            self.encoder, self.values = bridged, BridgedValues(bridged)
+            self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
+        elif multilingual:
+            self.encoder = self.values = MultilingualEncoder(models.multilingual)
+            self.cal = prior_for(self.encoder.name, calibration).for_models(self.encoder.name, models.lm_id)
+        else:
+            self.encoder = self.values = english
+            self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
@@ -89,8 +93,8 @@ class Decider:
         # Reference tools are passages: the bridge reads them with the English encoder.
         passages = english if matrix is not None else self.encoder
         self.reference = ReferenceTools.load(passages, models.cache_dir, self.cal.reference_tools)
-        # Value scores on e5's scale, where the cutoffs were not fitted: the no-tool check asks
-        # only whether a value is in the text (calibration.with_choice_of).
+        # A Chinese value has none of the English cue words value scores reward ("from", "on",
+        # quotes around it): bridged, the no-tool check asks only whether a value is in the text.
         coverage = self._presence if matrix is not None else self.filler.coverage
         self.chooser = Chooser(self.encoder, self.lm, self.cal, coverage, self.reference.best)
 

@@ -11,6 +11,7 @@ candidate competes with the tools under one softmax.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import torch
@@ -50,9 +51,9 @@ def no_tool_features(
 
 
 def present(coverage: Coverage) -> Coverage:
-    """Each value that is in the text at all counts as convincing (cutoffs are 0.0): where value
-    scores are on a scale the cutoffs were not fitted for (the bridge, calibration.with_choice_of)."""
-    return [(g, None if s is None else max(s, 0.0)) for g, s in coverage]
+    """Each value that is in the text at all counts as convincing, whatever the cutoffs: where
+    the value scores are not on the scale the cutoffs were fitted for (the bridge, decider.py)."""
+    return [(g, None if s is None else math.inf) for g, s in coverage]
 
 
 def top_margin(similarities: Sequence[float]) -> float:

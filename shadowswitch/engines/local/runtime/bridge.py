@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shadowswitch.engines.local.language import units
+from shadowswitch.engines.local.language import is_multilingual, units
 from shadowswitch.engines.local.runtime.encoder import Encoder
+from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.engines.local.runtime.multilingual import MULTILINGUAL_ID, MultilingualEncoder
 
 PACKAGED_BRIDGE = Path(__file__).parents[1] / "priors" / "bridge-multilingual.npy"
@@ -130,3 +131,37 @@ class BridgedEncoder:
 
     def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
         return self.english.embed_cached(texts)
+
+
+class BridgedValues:
+    """Values and parameters in the English encoder's space, so the English prior's value weights
+    read their similarity on the scale they were fitted on: text the multilingual encoder should
+    read (language.is_multilingual: 巴黎, 2027年3月14日) through e5 and the bridge, other text
+    (parameter descriptions, BK-1041, Boston) as the English encoder reads it."""
+
+    def __init__(self, bridged: BridgedEncoder, cache_size: int = 8192) -> None:
+        self.bridged = bridged
+        self.dim = bridged.dim
+        self.name = BRIDGE_ID
+        self.cache: LRU[str, torch.Tensor] = LRU(cache_size)
+
+    @property
+    def cache_key(self) -> list[str]:
+        return self.bridged.cache_key
+
+    def embed(self, texts: Sequence[str], remember: Sequence[str] = ()) -> torch.Tensor:
+        return self.embed_cached(texts)
+
+    def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
+        if not texts:
+            return torch.zeros(0, self.dim)
+        unique = list(dict.fromkeys(texts))
+        foreign = [t for t in unique if is_multilingual(t)]
+        for text in [t for t in foreign if self.cache.get(t) is None]:
+            self.cache.put(text, self.bridged.embed([text])[0])
+        english = [t for t in unique if t not in foreign]
+        found = dict(zip(english, self.bridged.english.embed_cached(english), strict=True)) if english else {}
+        for text in foreign:
+            vector = self.cache.get(text)
+            found[text] = vector if vector is not None else self.bridged.embed([text])[0]
+        return torch.stack([found[t] for t in texts])
