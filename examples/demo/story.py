@@ -232,7 +232,7 @@ class Story:
         else:
             say("[yellow]the breaker did not trip in this run[/yellow]")
             if self.config.lang == "zh":  # the local path hands most Chinese steps back
-                say("[dim]in Chinese the local engine serves too few steps yet to trip it (docs/chinese.md)[/dim]")
+                say("[dim]in Chinese the local engine serves too few steps for that (docs/chinese.md)[/dim]")
 
     def finale(self) -> None:
         say = self.console.print
