@@ -471,7 +471,7 @@ def main() -> None:
     start = Calibration() if multilingual else load_calibration(PACKAGED)
     if multilingual:  # not fitted: BFCL's dev files have too few paraphrased enum options
         start = replace(start, meaning_similarity=E5_MEANING)
-    decider = Decider(models, start, multilingual=multilingual)
+    decider = Decider(models, start, multilingual=multilingual, bridge=False)  # e5 itself
     references = args.output.parent / "reference_tools.json"
     load = lambda name: load_cases(name, args.limit)  # noqa: E731
     call_cases = [c for n in CALL_SETS for c in load(n) if c.answers]

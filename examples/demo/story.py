@@ -231,10 +231,8 @@ class Story:
                 break
         else:
             say("[yellow]the breaker did not trip in this run[/yellow]")
-            if self.config.lang == "zh":  # the local path handed the Chinese steps back
-                say(
-                    "[dim]in Chinese the local engine is not yet sure enough to serve (docs/chinese.md)[/dim]"
-                )
+            if self.config.lang == "zh":  # the local path hands most Chinese steps back
+                say("[dim]in Chinese the local engine serves too few steps for that (docs/chinese.md)[/dim]")
 
     def finale(self) -> None:
         say = self.console.print

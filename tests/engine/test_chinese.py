@@ -12,6 +12,7 @@ from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans, parse_numeral
 from shadowswitch.engines.local.language import is_multilingual, unreadable
+from shadowswitch.engines.local.runtime.bridge import chinese_share
 
 WEDNESDAY = date(2024, 5, 1)
 
@@ -122,3 +123,17 @@ def test_a_script_no_encoder_knows_is_unreadable() -> None:
     assert unreadable("ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ ᎠᏆᏚᎵ ᎤᏬᏚᎯ")  # Cherokee
     assert not unreadable("帮我查一下北京明天的天气")
     assert not unreadable("What's the weather in Boston?")
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        ("北京天气", 1.0),
+        ("What's the weather in Boston?", 0.0),
+        ("帮我book一张flight", 4 / 6),  # 帮 我 一 张 in Han, book and flight in Latin
+        ("東京の天気を教えて", 0.0),  # Japanese: kana, not Chinese
+        ("", 0.0),
+    ],
+)
+def test_the_share_of_a_request_written_in_chinese(text: str, share: float) -> None:
+    assert chinese_share(text) == pytest.approx(share)

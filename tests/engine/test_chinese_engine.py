@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
 from shadowswitch.engines.local.decider import Job
+from shadowswitch.engines.local.runtime.bridge import BRIDGE_ID
 from shadowswitch.engines.local.runtime.multilingual import available
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
@@ -62,8 +64,40 @@ def test_a_chinese_request_chooses_the_right_tool(engine: Any, text: str, expect
     assert choice.candidates[0].id == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("帮我查一下北京明天的天气", "get_weather"),
+        ("我想订一张从上海飞东京的机票", "book_flight"),
+        ("帮我在杭州订个酒店，住两晚", "book_hotel"),
+    ],
+)
+def test_a_chinese_request_for_a_tool_is_not_answered_directly(engine: Any, text: str, expected: str) -> None:
+    # e5's fixed "answer directly" level beat every tool here; the bridge (runtime/bridge.py)
+    # lets the English prior decide, in the English encoder's space.
+    choice = decide(engine, text, POLICY)
+    assert choice.candidates[0].id == expected
+
+
+@pytest.mark.parametrize("text", ["你好", "谢谢你！", "你是谁？"])
+def test_chinese_chat_is_answered_directly(engine: Any, text: str) -> None:
+    # Close calls all (no tool 0.30 / send_email 0.28 on 你好), and not every greeting passes:
+    # 你好呀，最近怎么样？ ("how have things been") ranks get_weather 0.257 over no tool 0.253.
+    choice = decide(engine, text, POLICY)
+    assert choice.candidates[0].id == NO_TOOL_ID
+
+
+def test_chinese_is_chosen_in_the_english_encoders_space(engine: Any) -> None:
+    decider = engine.decider_for(Job(ChatView.parse(ask("帮我查一下北京明天的天气", TOOLS)), POLICY))
+    assert decider.encoder.name == BRIDGE_ID
+    weather, hotel = (decider.encoder.embed_cached([text]) for text in ("weather in Beijing", "book a hotel"))
+    query = decider.encoder.embed(["北京天气怎么样"])[0]
+    assert float(weather[0] @ query) > float(hotel[0] @ query) + 0.1
+
+
 @pytest.mark.xfail(
-    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
+    reason="the English prior's value weights, through the bridge, leave out budget 三千五 (optional)",
+    strict=False,
 )
 def test_chinese_numbers_dates_and_negations_become_values(engine: Any) -> None:
     choice = decide(engine, "帮我在杭州订两晚酒店，明天入住，预算三千五，不要早餐")
@@ -78,18 +112,13 @@ def test_quoted_text_and_an_address_in_a_chinese_request(engine: Any) -> None:
     assert choice.arguments == {"to": "ann@corp.com", "subject": "周报"}
 
 
-@pytest.mark.xfail(
-    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
-)
+@pytest.mark.xfail(reason="passengers: 一张 (one ticket) is taken over 2个人 (two people)", strict=False)
 def test_a_mixed_chinese_and_english_request(engine: Any) -> None:
     choice = decide(engine, "帮我book一张从Boston到Chicago的flight，2个人")
     assert choice.name == "book_flight"
     assert choice.arguments == {"origin": "Boston", "destination": "Chicago", "passengers": 2}
 
 
-@pytest.mark.xfail(
-    reason="value weights on e5's scale: needs priors/calibration-multilingual.json", strict=False
-)
 def test_a_place_is_written_in_english_only_where_the_schema_asks(engine: Any) -> None:
     located = tool(
         "get_weather",

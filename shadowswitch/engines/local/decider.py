@@ -18,11 +18,18 @@ from shadowswitch.engines.local.arguments.grounding import Filled, at_message
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
+from shadowswitch.engines.local.choice.relevance import Coverage, present
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
 from shadowswitch.engines.local.conversation import called_this_turn, query_text, value_turn
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
+from shadowswitch.engines.local.runtime.bridge import (
+    BridgedEncoder,
+    BridgedValues,
+    LanguageShift,
+    load_bridge,
+)
 from shadowswitch.engines.local.runtime.encoder import Encoder, TextEncoder
 from shadowswitch.engines.local.runtime.grammar import SchemaDecoder
 from shadowswitch.engines.local.runtime.lm import LanguageModel
@@ -56,26 +63,40 @@ class Decider:
         calibration: Calibration | None = None,
         knowledge: Knowledge | None = None,
         multilingual: bool = False,
+        bridge: bool = True,
     ) -> None:
         """`calibration`: the prior (default: the packaged one), kept where it fits the models;
         `knowledge`: the optional tables (default: the general ones, loaded now);
-        `multilingual`: read with the multilingual encoder (its own prior, `prior_for`)."""
+        `multilingual`: read with the multilingual encoder: with `bridge` and a fitted bridge
+        (runtime/bridge.py), in the English encoder's space with the English prior; else with
+        e5's own vectors and prior (`prior_for`)."""
         self.models = models
-        self.encoder: TextEncoder = (
-            MultilingualEncoder(models.multilingual)
-            if multilingual
-            else Encoder(models.encoder, models.encoder_tokenizer)
-        )
-        prior = (
-            prior_for(self.encoder.name, calibration) if multilingual else calibration or load_calibration()
-        )
-        self.cal = prior.for_models(self.encoder.name, models.lm_id)
+        english = Encoder(models.encoder, models.encoder_tokenizer)
+        matrix = load_bridge() if multilingual and bridge else None
+        self.encoder: TextEncoder
+        self.values: TextEncoder  # what values and parameters are compared with
+        if matrix is not None:
+            e5 = MultilingualEncoder(models.multilingual)
+            bridged = BridgedEncoder(e5, english, matrix, LanguageShift.load())
+            self.encoder, self.values = bridged, BridgedValues(bridged)
+            self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
+        elif multilingual:
+            self.encoder = self.values = MultilingualEncoder(models.multilingual)
+            self.cal = prior_for(self.encoder.name, calibration).for_models(self.encoder.name, models.lm_id)
+        else:
+            self.encoder = self.values = english
+            self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
         self.lm = LanguageModel(models.lm, models.lm_tokenizer)
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
-        self.reference = ReferenceTools.load(self.encoder, models.cache_dir, self.cal.reference_tools)
-        self.chooser = Chooser(self.encoder, self.lm, self.cal, self.filler.coverage, self.reference.best)
+        # Reference tools are passages: the bridge reads them with the English encoder.
+        passages = english if matrix is not None else self.encoder
+        self.reference = ReferenceTools.load(passages, models.cache_dir, self.cal.reference_tools)
+        # A Chinese value has none of the English cue words value scores reward ("from", "on",
+        # quotes around it): bridged, the no-tool check asks only whether a value is in the text.
+        coverage = self._presence if matrix is not None else self.filler.coverage
+        self.chooser = Chooser(self.encoder, self.lm, self.cal, coverage, self.reference.best)
 
     def decide_batch(self, jobs: Sequence[Job]) -> list[Choice]:
         """Several requests at once: their queries, and the candidate texts not yet cached,
@@ -243,8 +264,11 @@ class Decider:
         sources = at_message(filled.sources, message)
         return Choice("tool", best.id, arguments=args, sources=sources, abstain_reason=reason)
 
+    def _presence(self, parameters: dict[str, Any], text: str) -> Coverage:
+        return present(self.filler.coverage(parameters, text))
+
     def _similarity(self, left: list[str], right: list[str]) -> list[list[float]]:
-        vectors = self.encoder.embed_cached([*left, *right])  # one pass for both
+        vectors = self.values.embed_cached([*left, *right])  # one pass for both
         return (vectors[: len(left)] @ vectors[len(left) :].T).tolist()
 
     def _decode(

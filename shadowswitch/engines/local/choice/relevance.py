@@ -11,6 +11,7 @@ candidate competes with the tools under one softmax.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import torch
@@ -47,6 +48,12 @@ def no_tool_features(
         "reference": reference,
         "margin": margin,
     }
+
+
+def present(coverage: Coverage) -> Coverage:
+    """Each value that is in the text at all counts as convincing, whatever the cutoffs: where
+    the value scores are not on the scale the cutoffs were fitted for (the bridge, decider.py)."""
+    return [(g, None if s is None else math.inf) for g, s in coverage]
 
 
 def top_margin(similarities: Sequence[float]) -> float:
