@@ -397,6 +397,7 @@ def run_learning(
 ) -> dict[str, Any]:
     import os
     import tempfile
+    from unittest.mock import patch
 
     import yaml
     from rich.console import Console
@@ -405,9 +406,12 @@ def run_learning(
     chosen = traffic_set or bfcl_traffic()
     stream, test = chosen.stream, chosen.test[:test_size]
     token = "bench-learning"
-    os.environ.update(
-        {"SHADOWSWITCH_ADMIN_TOKEN": token, "REPLAY_KEY": "replay", "SHADOWSWITCH_LEARN_INTERVAL_S": "0"}
-    )
+    # For the proxy and the CLI it starts; restored after, so a caller's process (a test) keeps its own.
+    environment = {
+        "SHADOWSWITCH_ADMIN_TOKEN": token,
+        "REPLAY_KEY": "replay",
+        "SHADOWSWITCH_LEARN_INTERVAL_S": "0",
+    }
     results: dict[str, Any] = {
         "traffic": {
             "name": chosen.name,
@@ -420,7 +424,11 @@ def run_learning(
         "checkpoints": [],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="sslearn-") as tmp, chosen.upstream() as upstream:
+    with (
+        patch.dict(os.environ, environment),
+        tempfile.TemporaryDirectory(prefix="sslearn-") as tmp,
+        chosen.upstream() as upstream,
+    ):
         workdir = Path(tmp)
         if chosen.prepare:
             chosen.prepare(upstream)

@@ -5,6 +5,7 @@ models) that writes the results JSON."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,7 +59,9 @@ def test_a_tiny_demo_curve_writes_its_results(tmp_path: Path, local_engine: Any)
 
     out = tmp_path / "learning_demo.json"
     traffic = demo_traffic(FLIGHTS)
+    environment = dict(os.environ)
     results = run_learning([0, 400, 1000], 3, out, timings=False, traffic_set=traffic, proxy=proxy)
+    assert dict(os.environ) == environment  # the tests after this one must not inherit its token
     assert json.loads(out.read_text()) == results
     assert results["traffic"]["name"] == "demo" and results["traffic"]["stream"] == len(traffic.stream)
     points = results["checkpoints"]
