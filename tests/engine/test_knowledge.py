@@ -60,6 +60,12 @@ def test_a_named_currency_offers_its_iso_code(general: Knowledge) -> None:
     assert offered("I will try it", "currency", general) == []  # "try", not TRY
 
 
+def test_a_currency_named_in_chinese_offers_its_iso_code(general: Knowledge) -> None:
+    assert offered("帮我把500欧元换成日元", "currency", general) == ["EUR", "JPY"]
+    assert offered("查一下英镑兑新加坡元的汇率", "currency", general) == ["GBP", "SGD"]  # not 加元 in it
+    assert offered("这顿饭一共两百元", "currency", general) == []  # a bare 元 names no currency
+
+
 def test_with_currencies_off_no_currency_is_offered() -> None:
     no_tables = Knowledge()
     assert no_tables.currencies_in("500 euros in yen") == []
