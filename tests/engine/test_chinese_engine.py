@@ -107,6 +107,32 @@ def test_chinese_numbers_dates_and_negations_become_values(engine: Any) -> None:
     assert choice.arguments == expected
 
 
+CONVERT = tool(
+    "convert_currency",
+    "Convert an amount of money from one currency to another",
+    {
+        "amount": {"type": "number", "description": "The amount to convert"},
+        "from_currency": {"type": "string", "description": "ISO code of the currency converted from"},
+        "to_currency": {"type": "string", "description": "ISO code of the currency converted to"},
+    },
+    ["amount", "from_currency", "to_currency"],
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("帮我把一千二英镑换成欧元", {"amount": 1200, "from_currency": "GBP", "to_currency": "EUR"}),
+        ("250欧元是多少美元？", {"amount": 250, "from_currency": "EUR", "to_currency": "USD"}),
+    ],
+)
+def test_chinese_currencies_become_codes_the_right_way_round(
+    engine: Any, text: str, expected: dict[str, Any]
+) -> None:
+    choice = engine.decide_sync(ask(text, [CONVERT, WEATHER]), TOOLS_ONLY)
+    assert choice.name == "convert_currency" and choice.arguments == expected
+
+
 def test_quoted_text_and_an_address_in_a_chinese_request(engine: Any) -> None:
     choice = decide(engine, "给 ann@corp.com 发封邮件，主题是「周报」")
     assert choice.arguments == {"to": "ann@corp.com", "subject": "周报"}

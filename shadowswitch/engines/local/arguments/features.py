@@ -197,7 +197,8 @@ def bound(param: Param, span: Span, text: str) -> float:
 
 
 ZH_FROM = frozenset("从自")  # 从上海, 自北京
-ZH_TO = frozenset("到往去至飞")  # 到东京, 飞往, 去巴黎, 飞东京
+ZH_TO = frozenset("到往去至飞成")  # 到东京, 飞往, 去巴黎, 飞东京, 换成欧元
+ZH_NUMERALS = frozenset("0123456789零〇一二两三四五六七八九十百千万亿")
 
 
 def direction(param: Param, span: Span, index: TextIndex) -> float:
@@ -208,8 +209,11 @@ def direction(param: Param, span: Span, index: TextIndex) -> float:
     before = index.stems[lo - 1] if lo > 0 else ""
     said = "source" if before == "from" else "target" if before in ("to", "into") else None
     if said is None:  # Chinese writes the word right before the value, without a space: 从巴黎到罗马
-        char = index.text[: span.start].rstrip()[-1:]
+        written = index.text[: span.start].rstrip()
+        char = written[-1:]
         said = "source" if char in ZH_FROM else "target" if char in ZH_TO else None
+        if span.kind == "currency" and said is None and char:  # 一千二英镑 / 是多少美元
+            said = "source" if char in ZH_NUMERALS else "target" if written.endswith("多少") else None
     if span.kind == "currency" and said is None:  # "5000 US dollars … how much in yen"
         said = "source" if before.isdigit() else "target" if before == "in" else None
     return 0.0 if said is None else (1.0 if said == param.role else -1.0)
