@@ -8,6 +8,7 @@ import pytest
 
 from shadowswitch.engines.local.arguments.chinese import chinese_spans, offered, wants_english
 from shadowswitch.engines.local.arguments.extract import extract
+from shadowswitch.engines.local.arguments.features import TextIndex, labelled
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans, parse_numeral
@@ -83,6 +84,28 @@ def test_quotes_places_and_phrases() -> None:
     assert ("Shape of You", "Shape of You", "quoted") in found
     assert ("北京", "北京", "name") in found and ("北京", "Beijing", "name") in found
     assert ("天气", "天气", "phrase") in found
+
+
+def test_a_label_word_ends_a_phrase_and_a_verb_alone_is_no_value() -> None:
+    found = spans("订KL441，乘客刘洋，座位换成12A")
+    assert ("刘洋", "刘洋", "phrase") in found and ("乘客刘洋", "乘客刘洋", "phrase") in found
+    assert not any(text == "换成" for text, _, _ in found)
+    assert ("12A", 12, "number") in [(s.text, s.value, s.kind) for s in extract("座位换成12A")]
+
+
+def test_the_numbers_inside_a_chinese_date_are_not_values_of_their_own() -> None:
+    found = [(s.text, s.kind) for s in extract("2027年7月30日住5晚")]
+    assert ("5", "number") in found
+    assert not any(kind == "number" and text in ("7", "30", "2027") for text, kind in found)
+
+
+def test_chinese_label_words_count_as_the_english_words_they_mean() -> None:
+    index = TextIndex.of("订KL441，乘客刘洋，住三晚")
+    assert index.stems == ("订", "kl441", "passenger", "刘", "洋", "住", "三", "night")
+    (name,) = params_of({"properties": {"passenger_name": {"type": "string"}}})
+    liu = next(s for s in extract(index.text) if s.text == "刘洋")
+    assert labelled(name, liu, index.text) == 1.0
+    assert index.nearness(name.name_words, liu) == (1.0, 0.0)
 
 
 def test_a_place_in_english_only_for_a_parameter_that_asks_for_english() -> None:

@@ -95,10 +95,6 @@ def test_chinese_is_chosen_in_the_english_encoders_space(engine: Any) -> None:
     assert float(weather[0] @ query) > float(hotel[0] @ query) + 0.1
 
 
-@pytest.mark.xfail(
-    reason="the English prior's value weights, through the bridge, leave out budget 三千五 (optional)",
-    strict=False,
-)
 def test_chinese_numbers_dates_and_negations_become_values(engine: Any) -> None:
     choice = decide(engine, "帮我在杭州订两晚酒店，明天入住，预算三千五，不要早餐")
     assert choice.name == "book_hotel" and choice.abstain_reason is None
@@ -136,6 +132,61 @@ def test_chinese_currencies_become_codes_the_right_way_round(
 def test_quoted_text_and_an_address_in_a_chinese_request(engine: Any) -> None:
     choice = decide(engine, "给 ann@corp.com 发封邮件，主题是「周报」")
     assert choice.arguments == {"to": "ann@corp.com", "subject": "周报"}
+
+
+BOOKINGS = [
+    tool(
+        "book_flight",
+        "Book a seat on a flight for a passenger",
+        {
+            "flight_number": {"type": "string", "description": "Flight number, like CA981"},
+            "date": {"type": "string", "description": "Day of travel, YYYY-MM-DD"},
+            "passenger_name": {"type": "string", "description": "Full name of the passenger"},
+        },
+        ["flight_number", "date", "passenger_name"],
+    ),
+    tool(
+        "reserve_room",
+        "Reserve a room at a hotel",
+        {
+            "hotel_name": {"type": "string", "description": "Name of the hotel"},
+            "nights": {"type": "integer", "description": "How many nights"},
+            "guest_name": {"type": "string", "description": "Full name of the guest"},
+        },
+        ["hotel_name", "nights", "guest_name"],
+    ),
+    tool(
+        "change_seat",
+        "Move a booking to another seat",
+        {
+            "booking_id": {"type": "string", "description": "Booking reference"},
+            "seat": {"type": "string", "description": "Seat, like 14C"},
+        },
+        ["booking_id", "seat"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "帮我订CA1831，2027年4月2日，乘客张伟。",
+            {"flight_number": "CA1831", "date": "2027-04-02", "passenger_name": "张伟"},
+        ),
+        (
+            "订「Grand Hyatt」，住两晚，入住人李娜。",
+            {"hotel_name": "Grand Hyatt", "nights": 2, "guest_name": "李娜"},
+        ),
+        ("请把订单R-552的座位换成22F", {"booking_id": "R-552", "seat": "22F"}),
+    ],
+)
+def test_a_value_written_after_its_chinese_label_fills_that_parameter(
+    engine: Any, text: str, expected: dict[str, Any]
+) -> None:
+    """乘客张伟: Chinese writes the label right against the value, with no space or colon."""
+    choice = engine.decide_sync(ask(text, BOOKINGS), TOOLS_ONLY)
+    assert choice.arguments == expected
 
 
 @pytest.mark.xfail(reason="passengers: 一张 (one ticket) is taken over 2个人 (two people)", strict=False)

@@ -22,7 +22,7 @@ from shadowswitch.engines.local.arguments.grounding import Value, by_meaning, fr
 from shadowswitch.engines.local.arguments.params import Param
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans
-from shadowswitch.engines.local.knowledge.chinese import BREAKS, GLOSSARY, NEGATIONS, PLACES, VERBS
+from shadowswitch.engines.local.knowledge.chinese import BREAKS, CUES, GLOSSARY, NEGATIONS, PLACES, VERBS
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -31,6 +31,7 @@ PLACE_RE = re.compile("|".join(sorted(PLACES, key=len, reverse=True)))
 LATIN_EXAMPLE = re.compile(
     r"['\"‘“][A-Za-z][^'\"’”]*['\"’”]|\b(?:e\.g\.|such as|for example|like)\s+[A-Z]|English"
 )
+LABEL_RE = re.compile("|".join(sorted((c for c in CUES if len(c) > 1), key=len, reverse=True)))
 MIN_PHRASE, MAX_PHRASE = 2, 12  # characters: a lone character left between breaks is seldom a value
 
 Similarity = Callable[[list[str], list[str]], list[list[float]]]
@@ -61,8 +62,14 @@ def chinese_spans(text: str, region_of: PlaceOf, today: date | None = None) -> l
 
 
 def phrases(text: str, found: list[Span]) -> list[Span]:
-    """Runs of Chinese characters between break characters and the values found in them."""
+    """Runs of Chinese characters between break characters, the values found in them and the
+    words that label a value: 乘客王芳 offers 王芳 as well as itself."""
     taken = {i for s in found for i in range(s.start, s.end) if s.kind != "quoted"}
+    labels = {i for m in LABEL_RE.finditer(text) for i in range(m.start(), m.end())}
+    return list(dict.fromkeys(_cut(text, taken) + _cut(text, taken | labels)))
+
+
+def _cut(text: str, taken: set[int]) -> list[Span]:
     out = []
     for run in RUN.finditer(text):
         start = run.start()
@@ -75,8 +82,8 @@ def phrases(text: str, found: list[Span]) -> list[Span]:
 
 
 def _phrase(text: str, start: int, end: int) -> list[Span]:
-    for verb in sorted(VERBS, key=len, reverse=True):  # "查询天气" → "天气"
-        if text.startswith(verb, start) and end - start > len(verb):
+    for verb in sorted(VERBS, key=len, reverse=True):  # "查询天气" → "天气"; "改成" alone → nothing
+        if text.startswith(verb, start):
             start += len(verb)
             break
     if not MIN_PHRASE <= end - start <= MAX_PHRASE:

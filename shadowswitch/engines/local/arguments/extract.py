@@ -42,13 +42,13 @@ NUMBER_RE = re.compile(
     rf"(?<![.\-^/])(?<!{W})"
     r"(?P<sign>-)?[$€£¥]?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
     r"(?:(?P<pct>\s?%|\s(?:percent|per cent)\b)"
-    r"|(?P<suf>[kKmMbBtT]|mn|bn)\b|\s(?P<word>thousand|million|billion|trillion)\b)?"
+    rf"|(?P<suf>[kKmMbBtT]|mn|bn)(?!{W})|\s(?P<word>thousand|million|billion|trillion)\b)?"
     rf"(?:st|nd|rd|th)?(?!{W}|\.\d)"  # not a part of 172.16.254.1 or 2.10.3
 )
 # A number written against its unit ("6cm", "5km/h", "3x"): the number is the value.
 UNIT_NUMBER_RE = re.compile(
     rf"(?<![.\-^/])(?<!{W})"
-    r"(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{1,5})(?=[\W]|$)"
+    rf"(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{{1,5}})(?!{W})"
 )
 NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
 WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
@@ -76,7 +76,9 @@ def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
     if CJK_RE.search(text):  # imported here: the Chinese reader builds on this module's spans
         from shadowswitch.engines.local.arguments.chinese import chinese_spans
 
-        spans += chinese_spans(text, known.region_of)
+        chinese = chinese_spans(text, known.region_of)
+        written = [s for s in chinese if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
+        spans = [s for s in spans if not _inside(s, written)] + chinese
     return _dedupe(spans + clauses(text))
 
 

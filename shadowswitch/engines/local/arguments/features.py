@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from shadowswitch.engines.local.arguments.extract import Span
 from shadowswitch.engines.local.arguments.params import Param, stem
 from shadowswitch.engines.local.choice.candidates import humanise
+from shadowswitch.engines.local.knowledge.chinese import CUES
 from shadowswitch.engines.local.knowledge.english import NEGATIONS
 
 WORDS = re.compile(r"[A-Za-z0-9]+")
@@ -32,8 +33,10 @@ class TextIndex:
 
     @classmethod
     def of(cls, text: str) -> TextIndex:
-        found = list(WORDS.finditer(text))
-        return cls(text, tuple(m.start() for m in found), tuple(stem(m.group(0)) for m in found))
+        tokens = [(m.start(), stem(m.group(0))) for m in WORDS.finditer(text)]
+        if CJK_RUN.search(text):
+            tokens = sorted(tokens + chinese_tokens(text))
+        return cls(text, tuple(s for s, _ in tokens), tuple(w for _, w in tokens))
 
     def word_range(self, span: Span) -> tuple[int, int]:
         first = next((i for i, s in enumerate(self.starts) if s >= span.start), len(self.starts))
@@ -49,6 +52,30 @@ class TextIndex:
             default=0.0,
         )
         return before, after
+
+
+CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+CUE_RE = re.compile("|".join(sorted(CUES, key=len, reverse=True)))
+
+
+def chinese_tokens(text: str) -> list[tuple[int, str]]:
+    """Chinese text as words for the nearness features: a cue word (乘客) as its English word
+    (passenger), every other character as itself, so that distance counts what lies between."""
+    out = []
+    for run in CJK_RUN.finditer(text):
+        i = run.start()
+        while i < run.end():
+            m = CUE_RE.match(text, i, run.end())
+            out.append((i, stem(CUES[m.group(0)]) if m else text[i]))
+            i = m.end() if m else i + 1
+    return out
+
+
+def cue_before(text: str, at: int) -> frozenset[str]:
+    """The English words of a Chinese label word (knowledge.chinese `CUES`) written right before
+    `at`, a colon between them allowed: 乘客王芳, 姓名：王芳."""
+    before = text[max(0, at - 6) : at].rstrip(" ：:")
+    return frozenset(stem(CUES[w]) for w in CUES if len(w) > 1 and before.endswith(w))
 
 
 DATE_WORDS = frozenset(("date", "day", "time", "when", "datetime", "timestamp", "deadline", "until", "since"))
@@ -144,6 +171,8 @@ def names_param(param: Param, span: Span) -> bool:
 def labelled(param: Param, span: Span, text: str) -> float:
     """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
     10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""
+    if cue_before(text, span.start) & param.name_words:
+        return 1.0  # 乘客王芳, 座位：12A — Chinese writes the label right against the value
     patterns = _label_patterns(param.name)
     if patterns is None:
         return 0.0

@@ -32,7 +32,7 @@ from typing import Any
 
 from shadowswitch.engines.local.arguments.chinese import chinese_flag, has_chinese, offered
 from shadowswitch.engines.local.arguments.dates import asked_format, in_format
-from shadowswitch.engines.local.arguments.extract import Span, extract
+from shadowswitch.engines.local.arguments.extract import CJK_RE, Span, extract
 from shadowswitch.engines.local.arguments.features import (
     TextIndex,
     example_shapes,
@@ -227,10 +227,13 @@ class ArgumentFiller:
         other: the language model's log-probability of each of its best few, as the parameter's
         value in the call, is added to their scores (`value_lm_weight`). On development data it
         told "lit" from "Urban Dictionary" and a quoted address from the clause naming it; on
-        numbers it did worse than the features, so they are left alone."""
+        numbers it did worse than the features, so they are left alone; nor are values with
+        Chinese in them (the small LM's log-probabilities do not compare across the scripts)."""
         bonus: dict[tuple[str, Any], float] = {}
         for p in (p for p in params if p.required and p.kind == "string"):
             top = close_values(pairs, p.name, self.cal.value_lm_margin)
+            if any(CJK_RE.search(str(v)) for v in top):
+                continue  # the LM reads Chinese as many byte tokens: it would always prefer the Latin value
             for value, lm in zip(top, rerank(p.name, top) if top else [], strict=True):
                 bonus[p.name, value] = self.cal.value_lm_weight * lm
         return [replace(x, score=x.score + bonus.get((x.param.name, x.value), 0.0)) for x in pairs]
@@ -339,6 +342,8 @@ def convert(p: Param, span: Span) -> Any:
     if span.kind == "place" and not wants_region(p):
         return None
     if p.kind == "string":
+        if isinstance(value, int | float) and CJK_RE.search(span.text):
+            return None  # 一 of 一辆车 is a count: a string wants a number as written in digits
         value = span.text if isinstance(value, int | float) else value
         if not isinstance(value, str):
             return None
