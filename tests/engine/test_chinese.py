@@ -8,7 +8,7 @@ import pytest
 
 from shadowswitch.engines.local.arguments.chinese import chinese_spans, offered, wants_english
 from shadowswitch.engines.local.arguments.extract import extract
-from shadowswitch.engines.local.arguments.features import TextIndex, labelled
+from shadowswitch.engines.local.arguments.features import TextIndex, cue_before, labelled
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans, parse_numeral
@@ -106,6 +106,18 @@ def test_chinese_label_words_count_as_the_english_words_they_mean() -> None:
     liu = next(s for s in extract(index.text) if s.text == "刘洋")
     assert labelled(name, liu, index.text) == 1.0
     assert index.nearness(name.name_words, liu) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "label"),
+    [("姓名：王芳", "王芳", "name"), ("版本为v2", "v2", "version"), ("组件UUID是AB10", "AB10", "uuid")],
+)
+def test_a_label_joined_to_its_value_by_a_colon_or_shi(text: str, value: str, label: str) -> None:
+    assert label in cue_before(text, text.index(value))
+
+
+def test_an_english_word_before_a_value_is_no_chinese_label() -> None:
+    assert cue_before("passenger Anna", 10) == frozenset()
 
 
 def test_a_place_in_english_only_for_a_parameter_that_asks_for_english() -> None:

@@ -71,11 +71,24 @@ def chinese_tokens(text: str) -> list[tuple[int, str]]:
     return out
 
 
+ZH_IS = re.compile(r"(?:是|为|设为|设置为|改为|改成|换成|叫做)?[\s：:]*$")  # 姓名是王芳, 版本为v2
+LATIN_LABEL = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\s*$")
+
+
 def cue_before(text: str, at: int) -> frozenset[str]:
-    """The English words of a Chinese label word (knowledge.chinese `CUES`) written right before
-    `at`, a colon between them allowed: 乘客王芳, 姓名：王芳."""
-    before = text[max(0, at - 6) : at].rstrip(" ：:")
-    return frozenset(stem(CUES[w]) for w in CUES if len(w) > 1 and before.endswith(w))
+    """The English words of the label written right before `at` in Chinese: a label word
+    (knowledge.chinese `CUES`: 乘客王芳, 姓名：王芳, 版本为v2), or an English word joined to the
+    value by 是 or 为 (UUID是AB10)."""
+    before = text[max(0, at - 24) : at]
+    joined = ZH_IS.search(before)
+    assert joined is not None  # every part of the pattern is optional
+    before, connector = before[: joined.start()], joined.group(0).strip(" ：:")
+    words = set()
+    if connector and (latin := LATIN_LABEL.search(before)):
+        words.add(stem(latin.group(1)))
+        before = before[: latin.start()]
+    words |= {stem(CUES[w]) for w in CUES if len(w) > 1 and before.endswith(w)}
+    return frozenset(words)
 
 
 DATE_WORDS = frozenset(("date", "day", "time", "when", "datetime", "timestamp", "deadline", "until", "since"))
@@ -171,7 +184,7 @@ def names_param(param: Param, span: Span) -> bool:
 def labelled(param: Param, span: Span, text: str) -> float:
     """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
     10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""
-    if cue_before(text, span.start) & param.name_words:
+    if CJK_RUN.search(text) and cue_before(text, span.start) & param.name_words:
         return 1.0  # 乘客王芳, 座位：12A — Chinese writes the label right against the value
     patterns = _label_patterns(param.name)
     if patterns is None:
