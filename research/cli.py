@@ -285,13 +285,14 @@ def learning(
         str,
         typer.Option(help="bfcl: BFCL dev requests grouped by tool set; demo: the demo agent's steps"),
     ] = "bfcl",
+    lang: Annotated[str, typer.Option(help="demo: the language the customers write in, en or zh")] = "en",
     test_size: Annotated[int, typer.Option(help="Test requests per checkpoint")] = 150,
     timings: Annotated[
         bool, typer.Option(help="Also time learning 1,000 pairs and choosing with 10,000 (bfcl)")
     ] = True,
     out: Annotated[
         Path | None,
-        typer.Option(help="Results JSON [bench/results/learning.json; demo: learning_demo.json]"),
+        typer.Option(help="Results JSON [bench/results/learning.json; demo: learning_demo[_zh].json]"),
     ] = None,
 ) -> None:
     """Learning curve: local agreement and coverage after 0, 25, 100 and 400 shadow pairs.
@@ -314,8 +315,13 @@ def learning(
     if kind == "demo":
         from research.learning_demo import demo_traffic
 
-        path = out or Path("bench/results/learning_demo.json")
-        run_learning(checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=demo_traffic())
+        if lang not in ("en", "zh"):
+            raise typer.BadParameter(f"{lang!r}: en or zh", param_hint="--lang")
+        path = out or Path(
+            "bench/results/learning_demo.json" if lang == "en" else f"bench/results/learning_demo_{lang}.json"
+        )
+        traffic_set = demo_traffic(lang=lang)
+        run_learning(checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=traffic_set)
         return
     path = out or Path("bench/results/learning.json")
     run_learning(checkpoints, 40 if quick else test_size, path, timings=timings and not quick)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from examples.demo.simulated import BANNER, MODEL_NAME, Answer, SimulatedModel
-from examples.travel_agent.tasks import TASKS, Task
+from examples.travel_agent.task_sets import tasks_in
+from examples.travel_agent.tasks import Task
 from research.learning_curve import Traffic, judged
 from shadowswitch.validate import Call, agree
 
@@ -56,7 +57,7 @@ class _Recorder:
         return answer
 
 
-def record(tasks: list[Task]) -> list[Step]:
+def record(tasks: list[Task], lang: str = "en") -> list[Step]:
     """Run the agent on `tasks` against the simulated model; every model call becomes a step."""
     import json
 
@@ -69,7 +70,7 @@ def record(tasks: list[Task]) -> list[Step]:
     recorder = _Recorder()
     steps: list[Step] = []
     with serving(create_upstream(recorder)) as url:
-        agent = TravelAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
+        agent = TravelAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0), lang=lang)
         for task in tasks:
             result = agent.run(task)
             if not result.success:  # a step of a failed run is not what a good model does
@@ -103,10 +104,12 @@ def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
     return stream, test
 
 
-def demo_steps(tasks: list[Task] | None = None, seed: int = 0) -> tuple[list[Step], list[Step]]:
-    """(shadow stream, test set) of steps, recorded from the agent's runs."""
-    stream_tasks, test_tasks = split(tasks if tasks is not None else TASKS, seed)
-    steps = record(stream_tasks + test_tasks)
+def demo_steps(
+    tasks: list[Task] | None = None, seed: int = 0, lang: str = "en"
+) -> tuple[list[Step], list[Step]]:
+    """(shadow stream, test set) of steps, recorded from the agent's runs in `lang`."""
+    stream_tasks, test_tasks = split(tasks if tasks is not None else tasks_in(lang), seed)
+    steps = record(stream_tasks + test_tasks, lang)
     tests = {t.id for t in test_tasks}
     return [s for s in steps if s.task not in tests], [s for s in steps if s.task in tests]
 
@@ -166,9 +169,10 @@ def policy(upstream: str) -> dict[str, Any]:
     }
 
 
-def demo_traffic(tasks: list[Task] | None = None, seed: int = 0) -> Traffic:
-    stream, test = demo_steps(tasks, seed)
+def demo_traffic(tasks: list[Task] | None = None, seed: int = 0, lang: str = "en") -> Traffic:
+    stream, test = demo_steps(tasks, seed, lang)
     about = {
+        "language": lang,
         "tasks": len({s.task for s in stream + test}),
         "stream_tasks": len({s.task for s in stream}),
         "test_tasks": sorted({s.task for s in test}),

@@ -11,9 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from examples.travel_agent.task_sets import tasks_in
 from examples.travel_agent.tasks import TASKS
 from research.learning_curve import run_learning
 from research.learning_demo import demo_traffic, judge
+from shadowswitch.engines.local.arguments.chinese import has_chinese
 from tests.servers import running
 
 FLIGHTS = [t for t in TASKS if t.tags == ("flights",)][:3]  # split: two stream tasks, one test task
@@ -39,6 +41,16 @@ def test_the_demo_traffic_splits_by_task_and_judges_the_whole_call() -> None:
     )
     text = next(s for s in test if "content" in s.answer)
     assert judge(text, {"path": "generative", "chosen": "__no_tool__"})["agree"]
+
+
+def test_the_demo_traffic_in_chinese_is_the_agent_talking_chinese() -> None:
+    chinese = [t for t in tasks_in("zh") if t.tags == ("flights",)][:3]
+    traffic = demo_traffic(chinese, lang="zh")
+    steps = traffic.stream + traffic.test
+    assert traffic.about["language"] == "zh" and {s.task for s in steps} == {t.id for t in chinese}
+    first = steps[0].request["messages"]
+    assert first[0]["role"] == "system" and has_chinese(first[0]["content"])
+    assert all(has_chinese(m["content"]) for m in first if m["role"] == "user")
 
 
 def test_a_tiny_demo_curve_writes_its_results(tmp_path: Path, local_engine: Any) -> None:
