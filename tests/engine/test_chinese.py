@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
+import torch
 
 from shadowswitch.engines.local.arguments.chinese import chinese_spans, offered, wants_english
 from shadowswitch.engines.local.arguments.extract import extract
@@ -12,8 +14,9 @@ from shadowswitch.engines.local.arguments.features import TextIndex, cue_before,
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans, parse_numeral
+from shadowswitch.engines.local.choice.scoring import sharpen
 from shadowswitch.engines.local.language import is_multilingual, unreadable
-from shadowswitch.engines.local.runtime.bridge import chinese_share
+from shadowswitch.engines.local.runtime.bridge import LanguageShift, chinese_share
 
 WEDNESDAY = date(2024, 5, 1)
 
@@ -172,3 +175,14 @@ def test_a_script_no_encoder_knows_is_unreadable() -> None:
 )
 def test_the_share_of_a_request_written_in_chinese(text: str, share: float) -> None:
     assert chinese_share(text) == pytest.approx(share)
+
+
+def test_the_gain_sharpens_the_choice_in_proportion_to_the_chinese_written(tmp_path: Path) -> None:
+    shift = LanguageShift({"zh": torch.zeros(3)}, {"zh": 1.5})
+    assert shift.gain("北京天气") == 1.5 and shift.gain("weather in Boston") == 1.0
+    assert shift.gain("帮我book一张flight") == pytest.approx(1 + 0.5 * 4 / 6)
+    shift.write(tmp_path / "shift.json", "a test")
+    assert LanguageShift.load(tmp_path / "shift.json").gains == {"zh": 1.5}
+    sharper = sharpen([0.6, 0.3, 0.1], 2.0)
+    assert sharper == pytest.approx([0.36 / 0.46, 0.09 / 0.46, 0.01 / 0.46])
+    assert sharpen([0.6, 0.4], 1.0) == [0.6, 0.4]

@@ -230,3 +230,15 @@ def test_english_is_scored_exactly_as_with_the_english_encoder(engine: Any) -> N
             [c.score for c in fixed.candidates], abs=1e-5
         )
         assert auto.arguments == fixed.arguments
+
+
+def test_a_clear_chinese_request_is_as_confident_as_in_english(engine: Any) -> None:
+    """The bridge narrows the spread of a Chinese request's scores (LanguageShift's gain puts it
+    back): a request that names its tool and values clears the default confidence level."""
+    defaults = Policy(task_type="t")  # min_confidence 0.5, min_margin 0.05
+    text = "帮我查一下北京明天的天气"
+    bridged = engine.decider_for(Job(ChatView.parse(ask(text, TOOLS)), defaults))
+    assert bridged.gain is not None and bridged.gain(text) > 1.1
+    choice = decide(engine, text, defaults)
+    assert choice.name == "get_weather" and choice.abstain_reason is None
+    assert choice.confidence >= defaults.engine.min_confidence and choice.margin >= defaults.engine.min_margin

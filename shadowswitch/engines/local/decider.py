@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -19,7 +19,7 @@ from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.relevance import Coverage, present
-from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin
+from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin, sharpen
 from shadowswitch.engines.local.conversation import called_this_turn, query_text, value_turn
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
@@ -73,12 +73,14 @@ class Decider:
         self.models = models
         english = Encoder(models.encoder, models.encoder_tokenizer)
         matrix = load_bridge() if multilingual and bridge else None
+        self.gain: Callable[[str], float] | None = None  # bridged: confidence on the English scale
         self.encoder: TextEncoder
         self.values: TextEncoder  # what values and parameters are compared with
         if matrix is not None:
             e5 = MultilingualEncoder(models.multilingual)
             bridged = BridgedEncoder(e5, english, matrix, LanguageShift.load())
             self.encoder, self.values = bridged, BridgedValues(bridged)
+            self.gain = bridged.shift.gain
             self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
         elif multilingual:
             self.encoder = self.values = MultilingualEncoder(models.multilingual)
@@ -152,6 +154,8 @@ class Decider:
         if query is None:
             query = self.encoder.embed([query_text(request)])[0]
         ranking = self._rank(cset.candidates, request, policy, query)
+        if self.gain is not None:  # bridged: the candidates' spread back on the English scale
+            ranking.probs = sharpen(ranking.probs, self.gain(query_text(request)))
         zero_shot = {c.id: round(p, 6) for c, p in zip(ranking.candidates, ranking.probs, strict=True)}
         vector = query.float().numpy().astype(np.float32)
         if memory is not None and memory.encoder != self.encoder.name:

@@ -40,6 +40,16 @@ class Ranking:
         return sorted(range(len(self.probs)), key=lambda i: -self.probs[i])
 
 
+def sharpen(probs: Sequence[float], gain: float) -> list[float]:
+    """The same softmax at its temperature divided by `gain`: the order kept, the odds raised to
+    the power `gain`."""
+    if gain == 1.0:
+        return list(probs)
+    powered = [p**gain for p in probs]
+    total = sum(powered)
+    return [p / total for p in powered] if total > 0 else list(probs)
+
+
 def softmax(scores: Sequence[float], temperature: float) -> list[float]:
     top = max(scores)
     exps = [math.exp((s - top) / max(temperature, 1e-6)) for s in scores]

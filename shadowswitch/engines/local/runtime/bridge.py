@@ -50,10 +50,20 @@ def load_bridge(path: Path = PACKAGED_BRIDGE) -> torch.Tensor | None:
 
 
 class LanguageShift:
-    """Per language, the mean English e5 query vector minus the language's (unit vectors)."""
+    """Per language, the mean English e5 query vector minus the language's (unit vectors), and
+    the gain that puts its bridged similarities on the English scale.
 
-    def __init__(self, shifts: dict[str, torch.Tensor]) -> None:
+    A bridged Chinese request lands farther from the English vector of what it says than a
+    bridged English one does (mean cosine 0.49 against 0.61 on research/bridge_data/zh-en.tsv):
+    the spread of its candidates' scores shrinks by that ratio, and the prior's softmax, fitted
+    on English spreads, left Chinese choices below the policies' confidence levels. The gain is
+    the ratio; the decider divides the softmax's temperature by it (order unchanged). Applied
+    to the similarities themselves it also outweighed the "answer directly" bias on greetings
+    (你好 → send_email): docs/chinese.md."""
+
+    def __init__(self, shifts: dict[str, torch.Tensor], gains: dict[str, float] | None = None) -> None:
         self.shifts = shifts
+        self.gains = gains or {}
 
     @classmethod
     def load(cls, path: Path = PACKAGED_SHIFT) -> LanguageShift:
@@ -63,12 +73,19 @@ class LanguageShift:
         raw = json.loads(path.read_text(encoding="utf-8"))
         if raw.get("format") != SHIFT_FORMAT:
             raise ValueError(f"{path}: language shift format {raw.get('format')!r}, this version reads 1")
-        return cls({lang: torch.tensor(v) for lang, v in raw["shift"].items()})
+        shifts = {lang: torch.tensor(v) for lang, v in raw["shift"].items()}
+        return cls(shifts, {lang: float(g) for lang, g in raw.get("gain", {}).items()})
 
     def write(self, path: Path, fitted_on: str) -> None:
         shift = {lang: [round(x, 6) for x in v.tolist()] for lang, v in self.shifts.items()}
-        doc = {"format": SHIFT_FORMAT, "fitted_on": fitted_on, "shift": shift}
+        gain = {lang: round(g, 4) for lang, g in self.gains.items()}
+        doc = {"format": SHIFT_FORMAT, "fitted_on": fitted_on, "gain": gain, "shift": shift}
         path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+
+    def gain(self, text: str) -> float:
+        """How much to scale `text`'s bridged similarities by: 1.0 in English, the language's
+        gain in proportion to its share of the text."""
+        return 1.0 + (self.gains.get("zh", 1.0) - 1.0) * chinese_share(text)
 
     def apply(self, texts: Sequence[str], vectors: torch.Tensor) -> torch.Tensor:
         shift = self.shifts.get("zh")
