@@ -48,6 +48,11 @@ def test_numbers_in_a_sentence_with_their_scale_and_not_in_words_that_hold_yi() 
     assert not any(s == "万" for s, _ in found)  # the scale of 1.5万, not ten thousand
 
 
+@pytest.mark.parametrize("text", ["捕获百分比设为", "千万别忘了", "万一下雨"])
+def test_a_scale_character_that_starts_a_word_is_no_number(text: str) -> None:
+    assert numeral_spans(text) == []
+
+
 def test_arabic_numbers_touching_chinese_characters() -> None:
     values = {s.value for s in extract("最多10个，订3晚") if s.kind == "number"}
     assert {10, 3} <= values

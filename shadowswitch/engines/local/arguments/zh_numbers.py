@@ -58,8 +58,8 @@ def numeral_spans(text: str) -> list[NumberSpan]:
         start, surface = m.start("num"), m["num"]
         if surface in "一万" and _in_word(text, start):  # 一下, 一起, 万一: no number
             continue
-        if len(surface) == 1 and surface in "百千万亿" and (not start or text[start - 1].isdigit()):
-            continue  # "1.5万" is read below; a lone 万 is a scale, not ten thousand
+        if surface[0] in "百千万亿":
+            continue  # a numeral starts with a digit or 十: 百分比, 千万别, and 1.5万's 万 (read below)
         value = parse_numeral(surface)
         if value is None:
             continue
