@@ -312,6 +312,10 @@ def learning(
         raise typer.BadParameter("one traffic set: bfcl or demo")
     kind = kinds[0]
     checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
+    if lang != "en" and kind != "demo":
+        raise typer.BadParameter(
+            "the BFCL traffic is English; --lang is for --traffic demo", param_hint="--lang"
+        )
     if kind == "demo":
         from research.learning_demo import demo_traffic
 
