@@ -296,7 +296,10 @@ def check_rows(outage: Outage, sent: Sent) -> dict[str, Any]:
             return list(conn.execute(text(query)))
 
     shadowed = set(sent.ids("shadow"))
-    # the shadow runs end in the background, after their answers: wait for their updates
+    # The last writes may still be queued or in flight when the spool is empty (the recorder
+    # batches every 50 ms), and the shadow runs end in the background, after their answers:
+    # wait for every row and every shadow update. A lost record fails here, after the wait.
+    eventually(lambda: len(read()) >= len(sent.requests), timeout_s=20)
     eventually(lambda: all(r.shadow for r in read() if r.id in shadowed), timeout_s=20)
     found = read()
     engine.dispose()
