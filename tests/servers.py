@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -12,11 +11,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from research.bfcl.proxy import free_port
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -60,10 +61,24 @@ def write_policies(folder: Path, scorers: list[str], stub_url: str, abstain: lis
         (folder / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
 
 
+# Below Linux's ephemeral range (32768-60999): a port the kernel handed out with bind(0) can be
+# given to an outgoing connection between this check and the server binding it, and the test
+# suite's two passes run side by side (Makefile) opening many connections.
+PORTS = range(20000, 32000)
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port on 127.0.0.1 nothing listens on now, chosen at random below the ephemeral range."""
+    pick = random.SystemRandom()
+    for _ in range(200):
+        port = pick.choice(PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1} after 200 tries")
 
 
 def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout_s: float, log: Path) -> None:
