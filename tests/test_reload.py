@@ -120,6 +120,8 @@ def test_reload_endpoint_adds_a_task_type_and_audits_a_changed_rollout(
     assert reload(url).json()["removed"] == ["lookup_order"]
     assert task_of(url, "orders-agent-step") == "unclassified"
     assert rollout(url, "lookup_order")["mode"] == "shadow"
+    assert rollout(url, "lookup_order")["configured"] is False  # said, not hidden
+    assert rollout(url, "pick_tool")["configured"] is True
 
 
 def test_an_invalid_set_is_refused_with_file_and_line_and_the_old_set_serves(

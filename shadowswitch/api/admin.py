@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from fastapi import APIRouter, Request
 
-from shadowswitch.api.deps import READER, AdminDep, StateDep
+from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
 from shadowswitch.api.schemas import FeedbackRequest, RampAction, RolloutChange, parse_json, validated
 from shadowswitch.errors import NotFound, PolicyError, Unprocessable
 from shadowswitch.store.ramps import with_ramp
@@ -43,14 +43,20 @@ async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
 @router.get("/rollouts", dependencies=READER)
 async def list_rollouts(state: StateDep) -> list[dict[str, Any]]:
     def read() -> list[dict[str, Any]]:
-        return [with_ramp(state.live.ramps, row) for row in state.rollouts.list()]
+        return [_public(state, row) for row in state.rollouts.list()]
 
     return await anyio.to_thread.run_sync(read)
 
 
 @router.get("/rollouts/{task}", dependencies=READER)
 async def get_rollout(task: str, state: StateDep) -> dict[str, Any]:
-    return await anyio.to_thread.run_sync(lambda: with_ramp(state.live.ramps, state.rollouts.get(task)))
+    return await anyio.to_thread.run_sync(lambda: _public(state, state.rollouts.get(task)))
+
+
+def _public(state: AppState, row: Rollout) -> dict[str, Any]:
+    """A rollout's JSON; `configured` false once its policy file is gone (the row is kept, so the
+    task type comes back where it was if the file does)."""
+    return {**with_ramp(state.live.ramps, row), "configured": row.task_type in state.policies.policies}
 
 
 @router.put("/rollouts/{task}")
