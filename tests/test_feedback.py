@@ -122,7 +122,9 @@ def test_tool_errors_in_the_next_turns_fail_decisions_and_trip_the_breaker(proxy
     eventually(lambda: breaker_is(url, "open"))
     assert turn(url, messages).headers["x-shadowswitch-path"] == "generative"
     trip = next(e for e in audit(url) if e["kind"] == "trip")
-    assert trip["decision_ids"] == served and trip["actor"] == "breaker"
+    # the three failures, in the order their feedback was processed (in the background: under
+    # load the first turn's may land after the second's)
+    assert sorted(trip["decision_ids"]) == sorted(served) and trip["actor"] == "breaker"
     assert "negative feedback ×3" in trip["reason"]
 
 
