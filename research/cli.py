@@ -312,20 +312,16 @@ def learning(
         raise typer.BadParameter("one traffic set: bfcl or demo")
     kind = kinds[0]
     checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
-    if lang != "en" and kind != "demo":
-        raise typer.BadParameter(
-            "the BFCL traffic is English; --lang is for --traffic demo", param_hint="--lang"
-        )
+    if lang not in ("en", "zh") or (lang != "en" and kind != "demo"):
+        raise typer.BadParameter(f"{lang!r}: en, or zh with --traffic demo", param_hint="--lang")
     if kind == "demo":
         from research.learning_demo import demo_traffic
 
-        if lang not in ("en", "zh"):
-            raise typer.BadParameter(f"{lang!r}: en or zh", param_hint="--lang")
-        path = out or Path(
-            "bench/results/learning_demo.json" if lang == "en" else f"bench/results/learning_demo_{lang}.json"
+        suffix = "" if lang == "en" else f"_{lang}"
+        path = out or Path(f"bench/results/learning_demo{suffix}.json")
+        run_learning(
+            checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=demo_traffic(lang=lang)
         )
-        traffic_set = demo_traffic(lang=lang)
-        run_learning(checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=traffic_set)
         return
     path = out or Path("bench/results/learning.json")
     run_learning(checkpoints, 40 if quick else test_size, path, timings=timings and not quick)

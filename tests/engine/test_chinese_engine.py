@@ -232,7 +232,7 @@ def test_english_is_scored_exactly_as_with_the_english_encoder(engine: Any) -> N
         assert auto.arguments == fixed.arguments
 
 
-def test_a_clear_chinese_request_is_as_confident_as_in_english(engine: Any) -> None:
+def test_a_clear_chinese_request_clears_the_default_confidence_level(engine: Any) -> None:
     """The bridge narrows the spread of a Chinese request's scores (LanguageShift's gain puts it
     back): a request that names its tool and values clears the default confidence level."""
     defaults = Policy(task_type="t")  # min_confidence 0.5, min_margin 0.05

@@ -16,22 +16,19 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from shadowswitch.engines.local.arguments.extract import Span
-from shadowswitch.engines.local.arguments.features import same_word
+from shadowswitch.engines.local.arguments.extract import CJK_RE, CJK_RUN, Span
+from shadowswitch.engines.local.arguments.features import LABEL_RE, same_word
 from shadowswitch.engines.local.arguments.grounding import Value, by_meaning, from_text
 from shadowswitch.engines.local.arguments.params import Param
 from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
 from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans
-from shadowswitch.engines.local.knowledge.chinese import BREAKS, CUES, GLOSSARY, NEGATIONS, PLACES, VERBS
+from shadowswitch.engines.local.knowledge.chinese import BREAKS, GLOSSARY, NEGATIONS, PLACES, VERBS
 
-CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 QUOTE_RE = re.compile(r"「([^」\n]{1,200})」|『([^』\n]{1,200})』|《([^》\n]{1,200})》|“([^”\n]{1,200})”")
 PLACE_RE = re.compile("|".join(sorted(PLACES, key=len, reverse=True)))
 LATIN_EXAMPLE = re.compile(
     r"['\"‘“][A-Za-z][^'\"’”]*['\"’”]|\b(?:e\.g\.|such as|for example|like)\s+[A-Z]|English"
 )
-LABEL_RE = re.compile("|".join(sorted((c for c in CUES if len(c) > 1), key=len, reverse=True)))
 MIN_PHRASE, MAX_PHRASE = 2, 12  # characters: a lone character left between breaks is seldom a value
 
 Similarity = Callable[[list[str], list[str]], list[list[float]]]
@@ -39,7 +36,7 @@ PlaceOf = Callable[[str], str | None]  # an English city name → "City, State" 
 
 
 def has_chinese(text: str) -> bool:
-    return CJK.search(text) is not None
+    return CJK_RE.search(text) is not None
 
 
 def chinese_spans(text: str, region_of: PlaceOf, today: date | None = None) -> list[Span]:
@@ -71,7 +68,7 @@ def phrases(text: str, found: list[Span]) -> list[Span]:
 
 def _cut(text: str, taken: set[int]) -> list[Span]:
     out = []
-    for run in RUN.finditer(text):
+    for run in CJK_RUN.finditer(text):
         start = run.start()
         for i in range(run.start(), run.end() + 1):
             if i < run.end() and text[i] not in BREAKS and i not in taken:

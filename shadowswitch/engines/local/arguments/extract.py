@@ -61,6 +61,7 @@ _I = rf"(?:{W}|[@/.:+~-])"  # a character of an identifier
 IDENT_RE = re.compile(rf"(?<![@/.:-])(?<!{W}){_I}*(?:{W}|[@/.:~-]){_I}*")
 WORD_RE = re.compile(rf"(?<![$])(?<!{W})(?:[A-Za-z](?:{W}|['&.-])*{W}|[A-Za-z])")
 CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+CJK_RUN = re.compile(CJK_RE.pattern + "+")
 
 
 def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:

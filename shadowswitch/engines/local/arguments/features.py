@@ -8,10 +8,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shadowswitch.engines.local.arguments.extract import Span
+from shadowswitch.engines.local.arguments.extract import CJK_RUN, Span
 from shadowswitch.engines.local.arguments.params import Param, stem
 from shadowswitch.engines.local.choice.candidates import humanise
-from shadowswitch.engines.local.knowledge.chinese import CUES
+from shadowswitch.engines.local.knowledge.chinese import BIG_UNITS, CUES, DIGITS, UNITS
 from shadowswitch.engines.local.knowledge.english import NEGATIONS
 
 WORDS = re.compile(r"[A-Za-z0-9]+")
@@ -54,8 +54,11 @@ class TextIndex:
         return before, after
 
 
-CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 CUE_RE = re.compile("|".join(sorted(CUES, key=len, reverse=True)))
+# The label words that also end a phrase (arguments/chinese.py): one character is too often part
+# of a name (王天明) to cut at.
+LABEL_RE = re.compile("|".join(sorted((c for c in CUES if len(c) > 1), key=len, reverse=True)))
+LABEL_END = re.compile(f"(?:{LABEL_RE.pattern})$")
 
 
 def chinese_tokens(text: str) -> list[tuple[int, str]]:
@@ -87,7 +90,8 @@ def cue_before(text: str, at: int) -> frozenset[str]:
     if connector and (latin := LATIN_LABEL.search(before)):
         words.add(stem(latin.group(1)))
         before = before[: latin.start()]
-    words |= {stem(CUES[w]) for w in CUES if len(w) > 1 and before.endswith(w)}
+    if label := LABEL_END.search(before):
+        words.add(stem(CUES[label.group(0)]))
     return frozenset(words)
 
 
@@ -184,7 +188,7 @@ def names_param(param: Param, span: Span) -> bool:
 def labelled(param: Param, span: Span, text: str) -> float:
     """1.0 when the text names the parameter right at the value: "a=1", "rate: 5%", "base of
     10", "-10 for c". Nearness (name_before) cannot see one-letter names such as a, b, x."""
-    if CJK_RUN.search(text) and cue_before(text, span.start) & param.name_words:
+    if cue_before(text, span.start) & param.name_words:
         return 1.0  # 乘客王芳, 座位：12A — Chinese writes the label right against the value
     patterns = _label_patterns(param.name)
     if patterns is None:
@@ -240,7 +244,7 @@ def bound(param: Param, span: Span, text: str) -> float:
 
 ZH_FROM = frozenset("从自")  # 从上海, 自北京
 ZH_TO = frozenset("到往去至飞成")  # 到东京, 飞往, 去巴黎, 飞东京, 换成欧元
-ZH_NUMERALS = frozenset("0123456789零〇一二两三四五六七八九十百千万亿")
+ZH_NUMERALS = frozenset("0123456789").union(DIGITS, UNITS, BIG_UNITS)
 
 
 def direction(param: Param, span: Span, index: TextIndex) -> float:

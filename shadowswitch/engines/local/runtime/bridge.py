@@ -83,8 +83,8 @@ class LanguageShift:
         path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
 
     def gain(self, text: str) -> float:
-        """How much to scale `text`'s bridged similarities by: 1.0 in English, the language's
-        gain in proportion to its share of the text."""
+        """What the decider divides the softmax's temperature by for `text`: 1.0 in English, the
+        language's gain in proportion to its share of the text."""
         return 1.0 + (self.gains.get("zh", 1.0) - 1.0) * chinese_share(text)
 
     def apply(self, texts: Sequence[str], vectors: torch.Tensor) -> torch.Tensor:
