@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint serve demo bench bench-env clean
+.PHONY: install test test-sqlite test-postgres lint serve demo bench bench-env docs clean
 
 install: $(VENV)/.installed
 
@@ -67,6 +67,11 @@ bench-env:
 	test -x .venv-litellm-proxy/bin/litellm || ($(PYTHON) -m venv .venv-litellm-proxy \
 		&& .venv-litellm-proxy/bin/pip install -q 'litellm[proxy]') \
 		|| echo "warning: no litellm[proxy]: bench overhead will skip LiteLLM's proxy"
+
+# The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md): rewrite it after
+# changing the policy models, the API or the commands; tests fail while it is stale.
+docs: install
+	$(PY) -m shadowswitch.reference
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .test-postgres.log

@@ -190,6 +190,18 @@ def policy_check(
     console.print(f"ok: {count} polic{'y' if count == 1 else 'ies'} valid in {path}")
 
 
+@policy_app.command("schema")
+def policy_schema(
+    fmt: Annotated[str, typer.Option("--format", help="markdown (docs/policies.md) or json")] = "markdown",
+) -> None:
+    """Print the policy reference: every field, its default and an example."""
+    from shadowswitch.policy.reference import Format, render
+
+    if fmt not in Format.__members__:
+        raise typer.BadParameter(f"{fmt!r}: markdown or json", param_hint="--format")
+    typer.echo(render(Format(fmt)), nl=False)
+
+
 @policy_app.command("reload")
 def policy_reload(
     url: Annotated[
@@ -605,13 +617,17 @@ def _redact(url: str) -> str:
 PLUGIN_GROUP = "shadowswitch.cli"
 
 
-def add_plugins(root: typer.Typer) -> None:
-    """Mount command groups other packages register (the benchmark lab's `bench`), never importing
-    them by name: the product knows nothing of its plugins."""
+def plugin_commands() -> dict[str, typer.Typer]:
+    """Command groups other packages register (the benchmark lab's `bench`), never imported by
+    name: the product knows nothing of its plugins."""
     from importlib.metadata import entry_points
 
-    for entry in entry_points(group=PLUGIN_GROUP):
-        root.add_typer(entry.load(), name=entry.name)
+    return {entry.name: entry.load() for entry in entry_points(group=PLUGIN_GROUP)}
+
+
+def add_plugins(root: typer.Typer) -> None:
+    for name, group in plugin_commands().items():
+        root.add_typer(group, name=name)
 
 
 def main() -> None:

@@ -1,4 +1,8 @@
-"""The policy file format: one task type per YAML file, validated strictly."""
+"""The policy file format: one task type per YAML file, validated strictly.
+
+Every field carries its description and an example: docs/policies.md is generated from them
+(`shadowswitch policy schema`), which is why this declarative module is longer than most.
+"""
 
 from __future__ import annotations
 
@@ -29,9 +33,21 @@ def _check_regex(value: str | None) -> str | None:
 class Match(Strict):
     """Rules that recognise a task type when no X-Shadowswitch-Task header names it."""
 
-    model: str | None = None
-    system_prompt_regex: str | None = None
-    tools_include: list[str] = Field(default_factory=list)
+    model: str | None = Field(
+        default=None,
+        description='The request\'s "model" equals this.',
+        examples=["travel-agent-step"],
+    )
+    system_prompt_regex: str | None = Field(
+        default=None,
+        description="A regular expression found in the request's system prompt.",
+        examples=["travel planner"],
+    )
+    tools_include: list[str] = Field(
+        default_factory=list,
+        description="Tool names the request offers, all of them.",
+        examples=[["search_flights", "book_hotel"]],
+    )
 
     _regex = field_validator("system_prompt_regex")(_check_regex)
 
@@ -43,28 +59,80 @@ class Match(Strict):
 class Upstream(Strict):
     """The generative path, reached through LiteLLM."""
 
-    model: str | None = None  # None: the request's own "model"
-    api_base: str | None = None
-    api_key_env: str | None = None
-    timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    model: str | None = Field(
+        default=None,
+        description='Any LiteLLM model string; null: the request\'s own "model".',
+        examples=["openai/gpt-4o-mini"],
+    )
+    api_base: str | None = Field(
+        default=None,
+        description="An OpenAI-compatible server's base URL; null: the provider's own.",
+        examples=["http://127.0.0.1:8000/v1"],
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        description="The environment variable holding the upstream's key: keys are never written inline.",
+        examples=["OPENAI_API_KEY"],
+    )
+    timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Seconds before a generative call gives up (the agent gets 504 `upstream_timeout`).",
+        examples=[60],
+    )
 
 
 class RampRequire(Strict):
     """What each step's evidence must show before the ramp takes the next one."""
 
-    agreement: float = Field(default=0.95, gt=0, le=1)  # beyond doubt (anytime-valid lower bound)
-    success_not_worse: bool = True  # local success not shown worse than generative
-    valid: float = Field(default=1.0, ge=0, le=1)  # share of local answers that fit the request
+    agreement: float = Field(
+        default=0.95,
+        gt=0,
+        le=1,
+        description="Agreement with generative, beyond doubt: the anytime-valid lower bound reaches it.",
+        examples=[0.97],
+    )
+    success_not_worse: bool = Field(
+        default=True, description="Local success must not be shown worse than generative.", examples=[True]
+    )
+    valid: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description="The share of local answers that fit the request, at least.",
+        examples=[0.99],
+    )
 
 
 class Ramp(Strict):
     """Progressive delivery: raise the percentage step by step while the evidence passes."""
 
-    steps: list[float] = Field(default_factory=lambda: [5.0, 25.0, 50.0, 100.0], min_length=1)
-    min_pairs: int = Field(default=200, ge=1)  # pairs (both paths on one request) at each step
-    min_duration: str = "30m"  # and at least this long at each step
-    require: RampRequire = Field(default_factory=RampRequire)
-    on_fail: Literal["hold", "revert"] = "hold"
+    steps: list[float] = Field(
+        default_factory=lambda: [5.0, 25.0, 50.0, 100.0],
+        min_length=1,
+        description="Canary percents after shadow, rising; each above 0 and at most 100.",
+        examples=[[10, 50, 100]],
+    )
+    min_pairs: int = Field(
+        default=200,
+        ge=1,
+        description="Compared pairs (both paths on one request) needed at each step.",
+        examples=[500],
+    )
+    min_duration: str = Field(
+        default="30m",
+        description="At least this long at each step: a number and s, m, h, d or w (a bare number: seconds).",
+        examples=["2h"],
+    )
+    require: RampRequire = Field(
+        default_factory=RampRequire, description="What each step's evidence must show."
+    )
+    on_fail: Literal["hold", "revert"] = Field(
+        default="hold",
+        description="When the evidence says worse: hold at the step, or revert to shadow.",
+        examples=["revert"],
+    )
 
     @field_validator("steps")
     @classmethod
@@ -90,11 +158,39 @@ class Ramp(Strict):
 
 
 class Rollout(Strict):
-    mode: Mode = "off"
-    percent: float = Field(default=0.0, ge=0, le=100)
-    sticky_key: Literal["session", "user", "conversation"] = "session"
-    compare_percent: float = Field(default=0.0, ge=0, le=100)
-    ramp: Ramp | None = None  # None: no ramp starts by itself (`rollout ramp start` uses the defaults)
+    """Where the task type starts: applied at start and on reload as an audited change (actor `policy`)."""
+
+    mode: Mode = Field(
+        default="off",
+        description="off: generative only; shadow: generative answers, the local engine decides beside it; "
+        "canary: `percent` of sticky keys answered locally.",
+        examples=["shadow"],
+    )
+    percent: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        description="canary: the share of sticky keys served locally.",
+        examples=[10],
+    )
+    sticky_key: Literal["session", "user", "conversation"] = Field(
+        default="session",
+        description="What keeps a caller on one path: the X-Shadowswitch-Session header, the request's "
+        "`user`, or the conversation.",
+        examples=["user"],
+    )
+    compare_percent: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        description="canary: the share of local answers also run generatively in the background, to compare.",
+        examples=[10],
+    )
+    ramp: Ramp | None = Field(
+        default=None,
+        description="Raise the percentage by itself while the evidence passes; null: no ramp starts by "
+        "itself (`rollout ramp start` uses the defaults). Needs `compare_percent` above 0.",
+    )
 
     @model_validator(mode="after")
     def _ramp_can_see(self) -> Rollout:
@@ -104,26 +200,90 @@ class Rollout(Strict):
 
 
 class Engine(Strict):
-    model: str = "embedded"  # embedded | HF directory | .gguf path
-    scorer: Literal["lm", "embedding", "hybrid"] = "hybrid"
-    candidates: Literal["tools", "actions", "schema_enum"] = "tools"
-    allow_no_tool: bool = True
-    max_candidates: int = Field(default=8, ge=2, le=64)
-    min_confidence: float = Field(default=0.5, ge=0, le=1)
-    min_margin: float = Field(default=0.05, ge=0, le=1)
-    target_agreement: float = Field(default=0.97, ge=0.5, le=0.999)  # learning fits thresholds to it
-    learn: bool = True  # learn from this task type's generative answers
-    arguments: Literal["local", "generative"] = "local"
-    # The sentence encoder: all-MiniLM-L6-v2 (english), multilingual-e5-small (multilingual), or
-    # per request by the script it is written in (auto: English reads exactly as `english`).
-    encoder: Literal["auto", "english", "multilingual"] = "auto"
+    """The local engine for this task type."""
+
+    model: str = Field(
+        default="embedded",
+        description="The local language model: `embedded` (SmolLM2-135M), a Hugging Face model directory, "
+        "or a .gguf file.",
+        examples=["models/my-small-lm"],
+    )
+    scorer: Literal["lm", "embedding", "hybrid"] = Field(
+        default="hybrid",
+        description="embedding: the sentence encoder chooses; lm: the language model ranks the candidates; "
+        "hybrid: the encoder chooses and the language model re-ranks close argument values.",
+        examples=["embedding"],
+    )
+    candidates: Literal["tools", "actions", "schema_enum"] = Field(
+        default="tools",
+        description="Where the candidates come from: the offered tools, the policy's `actions`, or the "
+        "request's `response_format` enum.",
+        examples=["actions"],
+    )
+    allow_no_tool: bool = Field(
+        default=True,
+        description='"Answer without a tool" is a candidate when the request\'s tool_choice allows it.',
+        examples=[False],
+    )
+    max_candidates: int = Field(
+        default=8, ge=2, le=64, description="More candidates than this: choose in two levels.", examples=[6]
+    )
+    min_confidence: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Below this confidence the engine abstains and the upstream answers (until learning "
+        "has fitted thresholds of its own).",
+        examples=[0.6],
+    )
+    min_margin: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="Below this margin between the first two candidates the engine abstains.",
+        examples=[0.1],
+    )
+    target_agreement: float = Field(
+        default=0.97,
+        ge=0.5,
+        le=0.999,
+        description="The agreement with generative that learning fits this task type's thresholds to.",
+        examples=[0.95],
+    )
+    learn: bool = Field(
+        default=True, description="Learn from this task type's generative answers.", examples=[False]
+    )
+    arguments: Literal["local", "generative"] = Field(
+        default="local",
+        description="Who fills the arguments: the local engine, or the upstream with the chosen tool forced.",
+        examples=["generative"],
+    )
+    encoder: Literal["auto", "english", "multilingual"] = Field(
+        default="auto",
+        description="The sentence encoder: all-MiniLM-L6-v2 (english), multilingual-e5-small "
+        "(multilingual), or per request by the script it is written in (auto: English reads exactly "
+        "as `english`).",
+        examples=["english"],
+    )
 
 
 class Slot(Strict):
-    type: Literal["string", "integer", "number", "boolean"] = "string"
-    pattern: str | None = None
-    enum: list[Any] | None = None
-    required: bool = True
+    """A value an action's `output` takes from the conversation, as `{name}`."""
+
+    type: Literal["string", "integer", "number", "boolean"] = Field(
+        default="string", description="The value's JSON type.", examples=["integer"]
+    )
+    pattern: str | None = Field(
+        default=None, description="A regular expression the value matches.", examples=["[A-Z]{2}\\d{6}"]
+    )
+    enum: list[Any] | None = Field(
+        default=None, description="The values allowed.", examples=[["economy", "business"]]
+    )
+    required: bool = Field(
+        default=True,
+        description="Without the value in the conversation the engine abstains (it never invents one).",
+        examples=[False],
+    )
 
     _regex = field_validator("pattern")(_check_regex)
 
@@ -131,26 +291,84 @@ class Slot(Strict):
 class Action(Strict):
     """A candidate for agents that prompt for raw JSON instead of using `tools`."""
 
-    id: str = Field(min_length=1)
-    description: str = Field(min_length=1)
-    examples: list[str] = Field(default_factory=list)
-    output: dict[str, Any] | list[Any] | str
-    slots: dict[str, Slot] = Field(default_factory=dict)
-    fill: Literal["local", "generative"] = "local"
+    id: str = Field(min_length=1, description="A unique name for the action.", examples=["order_status"])
+    description: str = Field(
+        min_length=1,
+        description="What the action does, verb first, in the users' words.",
+        examples=["Look up where the user's order is"],
+    )
+    examples: list[str] = Field(
+        default_factory=list,
+        description="How users phrase a request for it.",
+        examples=[["where is my order", "has my package shipped yet"]],
+    )
+    output: dict[str, Any] | list[Any] | str = Field(
+        description="The answer, rendered as the message content with each `{slot}` filled.",
+        examples=[{"action": "order_status", "action_input": {"order_id": "{order_id}"}}],
+    )
+    slots: dict[str, Slot] = Field(
+        default_factory=dict, description="The values `output` names, by name, read from the conversation."
+    )
+    fill: Literal["local", "generative"] = Field(
+        default="local",
+        description="local: the engine fills the slots; generative: the choice stays local and the "
+        "upstream writes the text.",
+        examples=["generative"],
+    )
 
 
 class Breaker(Strict):
-    consecutive_failures: int = Field(default=3, ge=1, le=1000)
-    count_abstain: bool = False
-    count_disagreement: bool = False
-    reprobe_after_s: float = Field(default=600.0, ge=0)
-    reprobe_percent: float = Field(default=5.0, ge=0, le=100)
-    restore_after_successes: int = Field(default=20, ge=1)
-    max_reprobe_after_s: float = Field(default=6 * 3600.0, ge=0)
+    """Sends the task type back to generative when the local path fails in a row, and re-probes later."""
+
+    consecutive_failures: int = Field(
+        default=3,
+        ge=1,
+        le=1000,
+        description="Local-path failures in a row (invalid output, engine error, negative feedback) that "
+        "trip it.",
+        examples=[5],
+    )
+    count_abstain: bool = Field(
+        default=False, description="A low-confidence fallback counts as a failure.", examples=[True]
+    )
+    count_disagreement: bool = Field(
+        default=False,
+        description="A disagreement with the generative path counts as a failure.",
+        examples=[True],
+    )
+    reprobe_after_s: float = Field(
+        default=600.0,
+        ge=0,
+        description="Seconds after a trip before serving `reprobe_percent` locally again; 0: stay reverted "
+        "until a person acts.",
+        examples=[0],
+    )
+    reprobe_percent: float = Field(
+        default=5.0, ge=0, le=100, description="The share served locally while re-probing.", examples=[10]
+    )
+    restore_after_successes: int = Field(
+        default=20,
+        ge=1,
+        description="Successes while re-probing that restore the percentage from before the trip.",
+        examples=[50],
+    )
+    max_reprobe_after_s: float = Field(
+        default=6 * 3600.0,
+        ge=0,
+        description="A failure while re-probing doubles the wait, up to this many seconds.",
+        examples=[3600],
+    )
 
 
 class Feedback(Strict):
-    tool_error_regex: str = r"(?i)\berror\b|exception|not found"
+    """How a local answer's failure is seen without an explicit `POST /v1/shadowswitch/feedback`."""
+
+    tool_error_regex: str = Field(
+        default=r"(?i)\berror\b|exception|not found",
+        description="A tool result in the agent's next request that matches this marks the decision "
+        "before it as failed.",
+        examples=["(?i)failed|invalid"],
+    )
 
     _regex = field_validator("tool_error_regex")(_check_regex)
 
@@ -158,15 +376,25 @@ class Feedback(Strict):
 class Policy(Strict):
     """One task type: how to recognise it, where its generative path goes, how to roll out."""
 
-    task_type: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")
-    description: str = ""
-    match: Match = Field(default_factory=Match)
-    upstream: Upstream = Field(default_factory=Upstream)
-    rollout: Rollout = Field(default_factory=Rollout)
-    engine: Engine = Field(default_factory=Engine)
-    actions: list[Action] = Field(default_factory=list)
-    breaker: Breaker = Field(default_factory=Breaker)
-    feedback: Feedback = Field(default_factory=Feedback)
+    task_type: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.\-]+$",
+        description="The task type's name: letters, digits, `_`, `.` and `-`.",
+        examples=["pick_tool"],
+    )
+    description: str = Field(
+        default="", description="What the task type is, for people.", examples=["Choose the next tool."]
+    )
+    match: Match = Field(default_factory=Match, description="How requests are recognised as this task type.")
+    upstream: Upstream = Field(default_factory=Upstream, description="The generative path.")
+    rollout: Rollout = Field(default_factory=Rollout, description="The starting mode and percentage.")
+    engine: Engine = Field(default_factory=Engine, description="The local engine.")
+    actions: list[Action] = Field(
+        default_factory=list, description="Candidates for `engine.candidates: actions`."
+    )
+    breaker: Breaker = Field(default_factory=Breaker, description="When the local path is reverted.")
+    feedback: Feedback = Field(default_factory=Feedback, description="How failures are noticed.")
 
     @model_validator(mode="after")
     def _actions_when_needed(self) -> Policy:
@@ -181,11 +409,14 @@ class Policy(Strict):
 class Defaults(Strict):
     """`_defaults.yaml`: the upstream for unclassified traffic, and defaults for every policy."""
 
-    upstream: Upstream = Field(default_factory=Upstream)
-    rollout: Rollout | None = None
-    engine: Engine | None = None
-    breaker: Breaker | None = None
-    feedback: Feedback | None = None
+    upstream: Upstream = Field(
+        default_factory=Upstream,
+        description="The upstream for unclassified traffic, and every policy's default.",
+    )
+    rollout: Rollout | None = Field(default=None, description="Defaults for every policy's `rollout`.")
+    engine: Engine | None = Field(default=None, description="Defaults for every policy's `engine`.")
+    breaker: Breaker | None = Field(default=None, description="Defaults for every policy's `breaker`.")
+    feedback: Feedback | None = Field(default=None, description="Defaults for every policy's `feedback`.")
 
 
 class PolicySet(BaseModel):
