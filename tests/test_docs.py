@@ -51,3 +51,20 @@ def test_the_pattern_finds_what_it_is_for() -> None:
         assert MACHINE_PATHS.search(text.encode()), text
     for text in ("docs/overhead.md", "~/.cache/shadowswitch", "$XDG_STATE_HOME/shadowswitch/spool/"):
         assert not MACHINE_PATHS.search(text.encode()), text
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_every_relative_link_in_the_docs_resolves() -> None:
+    broken = []
+    for name in tracked_files():
+        if not name.endswith(".md"):
+            continue
+        page = ROOT / name
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:|#", target):
+                continue  # a web address, or a heading on the same page
+            if not (page.parent / target.split("#")[0]).exists():
+                broken.append(f"{name}: {target}")
+    assert not broken, "links to nothing:\n" + "\n".join(broken)
