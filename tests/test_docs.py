@@ -68,3 +68,10 @@ def test_every_relative_link_in_the_docs_resolves() -> None:
             if not (page.parent / target.split("#")[0]).exists():
                 broken.append(f"{name}: {target}")
     assert not broken, "links to nothing:\n" + "\n".join(broken)
+
+
+def test_the_readme_is_short_and_starts_with_the_three_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "the README is for a newcomer: the rest belongs in docs/"
+    for command in ("make install", "make demo", "make test"):
+        assert command in readme.split("\n## ")[0], f"`{command}` is not in the README's opening"
