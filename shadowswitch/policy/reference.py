@@ -143,7 +143,7 @@ def _table(title: str, model: type[BaseModel], sections: dict[str, type[BaseMode
     lines = [f"## {title}\n"]
     if model.__doc__:
         lines.append(inspect.cleandoc(model.__doc__).split("\n\n")[0].replace("\n", " ") + "\n")
-    lines += ["| field | type | default | example | |", "|---|---|---|---|---|"]
+    lines += ["| field | type | default | example | description |", "|---|---|---|---|---|"]
     for name, field in model.model_fields.items():
         cells = [f"`{name}`", _type(field.annotation, sections) + _limits(field), _default(field)]
         cells += [_example(field), field.description or ""]
