@@ -16,7 +16,9 @@ from rich.table import Table
 app = typer.Typer(
     help="Move an agent's decision calls onto a small local model, safely.", no_args_is_help=True
 )
-policy_app = typer.Typer(help="Check policy files, and reload them in running servers.", no_args_is_help=True)
+policy_app = typer.Typer(
+    help="Check policy files, print their reference, reload them in servers.", no_args_is_help=True
+)
 rollout_app = typer.Typer(help="See and change rollouts (acts on the database).", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema and retention.", no_args_is_help=True)
 app.add_typer(policy_app, name="policy")
