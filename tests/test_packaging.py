@@ -1,14 +1,52 @@
-"""The wheel's promises that a test can keep without building one: a CLI plugin that is declared
+"""The wheel's promises that a test can keep without building one (.ci/wheel builds it): every
+third-party module the product imports is a declared dependency, and a CLI plugin that is declared
 but not importable is simply absent."""
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import subprocess
 import sys
+import tomllib
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_third_party_import_of_the_product_is_a_declared_dependency() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {
+        _canonical(re.split(r"[\s\[<>=!~;]", spec, maxsplit=1)[0]) for spec in project["dependencies"]
+    }
+    providers = packages_distributions()
+    imported: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "shadowswitch").rglob("*.py")):
+        for name in _top_level_imports(path) - set(sys.stdlib_module_names) - {"shadowswitch", "__future__"}:
+            imported.setdefault(name, set()).add(str(path.relative_to(ROOT)))
+    assert "sqlalchemy" in imported and "fastapi" in imported  # the scan sees imports at all
+    undeclared = {
+        module: sorted(files)
+        for module, files in imported.items()
+        if not {_canonical(dist) for dist in providers.get(module, [])} & declared
+    }
+    assert undeclared == {}, f"imported by the product, missing from [project].dependencies: {undeclared}"
 
 
 def _help_with_plugin(tmp_path: Path, module_source: str | None) -> subprocess.CompletedProcess[str]:
