@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint serve demo bench bench-env clean
+.PHONY: install test test-sqlite test-postgres lint wheel-check serve demo bench bench-env clean
 
 install: $(VENV)/.installed
 
@@ -28,7 +28,7 @@ $(VENV)/.installed: pyproject.toml lab/pyproject.toml
 # The two passes side by side: each is idle half the time (servers starting, sockets, the database),
 # so together they take little longer than the SQLite pass alone. The PostgreSQL pass's output
 # is held in a log and shown when both are done, so the two never interleave.
-test: install lint
+test: install lint wheel-check
 	@$(MAKE) --no-print-directory test-postgres > .test-postgres.log 2>&1 & pg=$$!; \
 	$(MAKE) --no-print-directory test-sqlite; sqlite=$$?; \
 	wait $$pg; postgres=$$?; \
@@ -46,6 +46,11 @@ lint: install
 	$(VENV)/bin/ruff check shadowswitch research tests examples
 	$(VENV)/bin/ruff format --check shadowswitch research tests examples
 	$(VENV)/bin/mypy
+
+# The product's wheel on its own: built, installed --no-deps into a fresh venv beside .venv's
+# dependencies, then `db upgrade` and one served request from outside the tree (.ci/wheel_check.py).
+wheel-check: install
+	$(PY) .ci/wheel_check.py
 
 serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db
