@@ -43,8 +43,8 @@ test-postgres: install
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: install
-	$(VENV)/bin/ruff check shadowswitch research tests examples
-	$(VENV)/bin/ruff format --check shadowswitch research tests examples
+	$(VENV)/bin/ruff check shadowswitch research tests examples .ci
+	$(VENV)/bin/ruff format --check shadowswitch research tests examples .ci
 	$(VENV)/bin/mypy
 
 # The product's wheel on its own: built, installed --no-deps into a fresh venv beside .venv's
