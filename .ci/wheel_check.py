@@ -86,6 +86,10 @@ def check_contents(wheel: Path) -> None:
     assert "shadowswitch/store/migrations/script.py.mako" in names
     assert any(name.startswith("shadowswitch/store/migrations/versions/0001_") for name in names)
     assert f"{dist_info}/licenses/LICENSE" in names
+    # Every file of the package the repository tracks ships (package-data misses nothing).
+    tracked = run(["git", "-C", ROOT, "ls-files", "shadowswitch"]).split()
+    missing = sorted(set(tracked) - set(names))
+    assert tracked and not missing, f"tracked but not in the wheel: {missing}"
     # Only the console script: no plugin entry point naming a module the wheel lacks.
     declared = [line.replace(" ", "") for line in entry_points.splitlines() if "=" in line]
     assert declared == ["shadowswitch=shadowswitch.cli:main"], entry_points
