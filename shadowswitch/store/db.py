@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+from importlib.resources import files
 from pathlib import Path
 
 from alembic import command
@@ -11,7 +12,9 @@ from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 MIGRATION_LOCK = 0x5AD0_5717  # any fixed bigint, the same in every replica
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+# Shipped inside the package, so an installed wheel migrates too; a plain directory on disk, as
+# alembic reads it by path (the package is never zipped).
+MIGRATIONS = Path(str(files("shadowswitch.store.migrations")))
 
 
 def make_engine(url: str) -> Engine:
@@ -35,6 +38,7 @@ def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
 
 
 def alembic_config(url: str) -> Config:
+    """The alembic configuration, built here: there is no alembic.ini to find."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))

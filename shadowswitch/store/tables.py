@@ -1,4 +1,4 @@
-"""The database tables. Created and changed only by the alembic migrations in `migrations/`."""
+"""The database tables. Created and changed only by the alembic migrations in `store/migrations/`."""
 
 from __future__ import annotations
 

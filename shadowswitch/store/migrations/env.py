@@ -18,6 +18,7 @@ def run_migrations_offline() -> None:
 
 def run_migrations_online() -> None:
     url = config.get_main_option("sqlalchemy.url")
+    assert url, "store.db.alembic_config sets sqlalchemy.url"
     engine = make_engine(url)
     with engine.connect() as connection:
         context.configure(
