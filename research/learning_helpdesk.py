@@ -82,7 +82,9 @@ def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
     held = held_out_templates()
     stream = [t for t in tasks if t.template not in held]
     test = [t for t in tasks if t.template in held]
-    random.Random(seed).shuffle(stream)  # tasks in random order, each task's steps in its own order
+    rng = random.Random(seed)
+    rng.shuffle(stream)  # tasks in random order, each task's steps in its own order
+    rng.shuffle(test)  # so that the first N test steps (--test-size, --quick) span the families
     return stream, test
 
 
