@@ -9,8 +9,8 @@ A task is checked on its end state: the back office after the agent's run must e
 office after the expected calls alone. An expected call marked `fails` is one the back office
 refuses (a full licence pool, a disabled account, a ticket that does not exist): the good model
 makes it, reads the error and tells the user. The expected calls also tell the simulated large
-model (examples/helpdesk/simulated.py) what a good model would do. The tasks themselves are in
-task_set.py.
+model (examples/helpdesk/simulated.py) what a good model would do. The families themselves are in
+families/, the task list in task_set.py.
 """
 
 from __future__ import annotations
