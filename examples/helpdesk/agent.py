@@ -80,7 +80,7 @@ class HelpdeskAgent:
                 user=user,
             )
             message = raw.parse().choices[0].message
-            calls = message.tool_calls or []
+            calls = [c for c in message.tool_calls or [] if c.type == "function"]
             outputs = [run_call(backend, c.function.name, c.function.arguments) for c in calls]
             failures = sum(1 for _, parsed in outputs if not parsed)
             path = raw.headers.get("x-shadowswitch-path")
