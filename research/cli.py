@@ -283,7 +283,10 @@ def learning(
     ] = False,
     traffic: Annotated[
         str,
-        typer.Option(help="bfcl: BFCL dev requests grouped by tool set; demo: the demo agent's steps"),
+        typer.Option(
+            help="bfcl: BFCL dev requests grouped by tool set; demo: the demo agent's steps; "
+            "helpdesk: the help-desk agent's steps, test on held-out phrasings"
+        ),
     ] = "bfcl",
     lang: Annotated[str, typer.Option(help="demo: the language the customers write in, en or zh")] = "en",
     test_size: Annotated[int, typer.Option(help="Test requests per checkpoint")] = 150,
@@ -292,7 +295,7 @@ def learning(
     ] = True,
     out: Annotated[
         Path | None,
-        typer.Option(help="Results JSON [bench/results/learning.json; demo: learning_demo[_zh].json]"),
+        typer.Option(help="Results JSON [bench/results/learning.json; demo: learning_demo[_zh].json; ...]"),
     ] = None,
 ) -> None:
     """Learning curve: local agreement and coverage after 0, 25, 100 and 400 shadow pairs.
@@ -307,13 +310,20 @@ def learning(
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     from research.learning_curve import run_learning
 
-    kinds = split(traffic, ("bfcl", "demo"), "traffic")
+    kinds = split(traffic, ("bfcl", "demo", "helpdesk"), "traffic")
     if len(kinds) != 1:
-        raise typer.BadParameter("one traffic set: bfcl or demo")
+        raise typer.BadParameter("one traffic set: bfcl, demo or helpdesk")
     kind = kinds[0]
     checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
     if lang not in ("en", "zh") or (lang != "en" and kind != "demo"):
         raise typer.BadParameter(f"{lang!r}: en, or zh with --traffic demo", param_hint="--lang")
+    if kind == "helpdesk":  # about 460 stream pairs: the curve at 50, 100, 200 and 400
+        from research.learning_helpdesk import helpdesk_traffic
+
+        path = out or Path("bench/results/learning_helpdesk.json")
+        marks = checkpoints if quick else [0, 50, 100, 200, 400]
+        run_learning(marks, 40 if quick else test_size, path, timings=False, traffic_set=helpdesk_traffic())
+        return
     if kind == "demo":
         from research.learning_demo import demo_traffic
 

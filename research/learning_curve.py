@@ -13,8 +13,9 @@ measure local agreement (BFCL's AST rule on the local call, or no tool when none
 coverage (share answered locally), for N in the checkpoints. Test requests that fell back are
 excluded from the exemplars afterwards, so that no test request is ever learned from.
 
-`--traffic demo` replays the demo agent's own steps instead (research/learning_demo.py); the
-traffic set supplies the requests, the upstream, the policy and the judge, this module the run.
+`--traffic demo` replays the demo agent's own steps instead (research/learning_demo.py), and
+`--traffic helpdesk` the help-desk agent's (research/learning_helpdesk.py); the traffic set
+supplies the requests, the upstream, the policy and the judge, this module the run.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 
 from examples.travel_agent.data import CITIES, CITY_NAMES_ZH
 from examples.travel_agent.task_sets import LANGUAGES, tasks_in
-from examples.travel_agent.tasks import Call, Turn
+from examples.travel_agent.tasks import Call
 
 MODEL_NAME = "simulated-large-model"
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -38,12 +38,26 @@ class Answer:
 
 
 class SimulatedModel:
+    """The travel agent's model; another example agent's model is a subclass with its own `turns`
+    (and `reply`, `next_call` where its conversations differ)."""
+
     def __init__(self, error_rate: float = 0.03, seed: int = 7) -> None:
         self.error_rate = error_rate
         self.seed = seed
-        self.turns: dict[str, Turn] = {
-            t.user: t for lang in LANGUAGES for task in tasks_in(lang) for t in task.turns
-        }
+        self.turns: dict[str, Any] = self.known_turns()
+
+    def known_turns(self) -> dict[str, Any]:
+        """User text → the turn (its expected `.calls`, each with `.name` and `.arguments`)."""
+        return {t.user: t for lang in LANGUAGES for task in tasks_in(lang) for t in task.turns}
+
+    def next_call(self, turn: Any, results: list[dict[str, Any]]) -> Any:
+        """The turn's next expected call, or None once all are done: a call whose result was an
+        error is made again (the model corrects itself)."""
+        done = sum(1 for r in results if not str(r.get("content", "")).startswith("error"))
+        return turn.calls[done] if done < len(turn.calls) else None
+
+    def reply(self, results: list[dict[str, Any]], chinese: bool = False) -> str:
+        return reply(results, chinese)
 
     def answer(self, body: dict[str, Any]) -> Answer:
         messages = body.get("messages") or []
@@ -52,13 +66,14 @@ class SimulatedModel:
         results = [m for m in messages[start + 1 :] if m.get("role") == "tool"]
         turn = self.turns.get(text)
         if turn is not None:
-            done = sum(1 for r in results if not str(r.get("content", "")).startswith("error"))
-            call = turn.calls[done] if done < len(turn.calls) else None
+            call = self.next_call(turn, results)
         else:
             call = None if results or not tools else guess_call(text, tools)
         offered = {t.get("name"): t for t in tools}
         if call is None or call.name not in offered or body.get("tool_choice") == "none":
-            return Answer({"role": "assistant", "content": reply(results, chinese=bool(HAN.search(text)))})
+            return Answer(
+                {"role": "assistant", "content": self.reply(results, chinese=bool(HAN.search(text)))}
+            )
         arguments = follow_description(call, offered[call.name])
         rng = random.Random(f"{self.seed}:{json.dumps(messages, sort_keys=True)}")
         malformed = rng.random() < self.error_rate

@@ -46,9 +46,10 @@ class Simulated:
     seed: int = 7
     name: str = MODEL_NAME
     banner: str = BANNER
+    model_class: type[SimulatedModel] = SimulatedModel  # another example agent's subclass
 
     def __post_init__(self) -> None:
-        self.model = SimulatedModel(self.error_rate, self.seed)
+        self.model = self.model_class(self.error_rate, self.seed)
         self.rng = random.Random(self.seed)
 
     def answer(self, body: dict[str, Any]) -> Answer:
