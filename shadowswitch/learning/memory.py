@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.learning.head import Head, Request
+
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
 # cosines over [0, 1]; e5 compresses them (other-tool pairs' median 0.84). On the 55 BFCL dev
@@ -54,6 +56,7 @@ class Memory:
     calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
     call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
     turns: np.ndarray[Any, Any] | None = None  # (n,) `turn_key` of the tools already called
+    head: Head | None = None  # the trained choice model (None: start from the zero-shot ranking)
 
     @property
     def floor(self) -> float:
@@ -67,8 +70,12 @@ class Memory:
             sims = np.where(self.turns == turn_key(called), sims, -1.0)
         return sims
 
+    def start(self, request: Request) -> dict[str, float]:
+        """The probabilities the vote is mixed into: the trained head's, or the zero-shot ones."""
+        return self.head.predict(request) if self.head is not None else dict(request.zero_shot)
+
     def mix(self, sims: np.ndarray[Any, Any], zero_shot: Mapping[str, float]) -> dict[str, float]:
-        """The zero-shot probabilities with this memory's vote mixed in."""
+        """The starting probabilities (`start`) with this memory's vote mixed in."""
         if not len(self.labels) or self.weight <= 0:
             return dict(zero_shot)
         dist, strength = vote(sims, self.labels, list(zero_shot), self.floor)

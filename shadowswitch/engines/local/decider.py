@@ -38,7 +38,9 @@ from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.learning.head import Request
 from shadowswitch.learning.memory import Memory
+from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
@@ -162,8 +164,13 @@ class Decider:
             memory = None  # learned with another encoder: its vectors are not comparable
         gates: dict[str, float] = {}
         if memory is not None:
-            sims = memory.similarities(vector, called_this_turn(request, policy.feedback.tool_error_regex))
-            mixed = memory.mix(sims, zero_shot)
+            called = called_this_turn(request, policy.feedback.tool_error_regex)
+            sims = memory.similarities(vector, called)
+            state = turn_state(request, policy.feedback.tool_error_regex)
+            start = memory.start(
+                Request(vector, zero_shot, frozenset(called), state.last_tool, state.last_error, state.step)
+            )
+            mixed = memory.mix(sims, start)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
             gates = {c.id: memory.call_rate(sims, c.id) for c in ranking.candidates}
         clock.lap("scoring")
