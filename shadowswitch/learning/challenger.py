@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import floor_for, learned_constants
@@ -55,6 +56,7 @@ class Spec:
     min_margin: float
     floor: float = 0.6  # the memory's similarity floor (its encoder's)
     head: Head | None = None  # the trained choice model it starts from (None: zero-shot)
+    deferral: Deferral | None = None  # its threshold applies to the deferral's probability
 
 
 def to_pair(row: Exemplar) -> Pair:
@@ -80,13 +82,14 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
     memory = [p for p in pairs if p.id <= state.exemplar_max_id]
     floor = floor_for(state.encoder)
     head = Head.from_bytes(state.head) if state.head else None
-    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor, head)
+    deferral = Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral"))
+    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor, head, deferral)
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
     constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
     probs = spec.head.predict_many(pairs) if spec.head else None
-    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs)
+    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral)
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
@@ -182,6 +185,7 @@ def learn(
             "cv_agreement": fitted.agreement,
             "cv_coverage": fitted.coverage,
             "head_pairs": fitted.head.pairs if fitted.head else None,
+            "deferral": fitted.deferral.to_json() if fitted.deferral else None,
         },
         evaluation=verdict,
         constants_from=len(train),
@@ -215,7 +219,16 @@ def cross_fitted(
         rest = list(pairs[:start]) if end == n else [*pairs[:start], *pairs[end:]]
         fitted = newest if end == n else fit(rest[-MAX_FIT:], target, floor)
         rate = args_rate(rest)
-        state = Spec(spec.version + 1, rest, fitted.weight, fitted.min_confidence, 0.0, floor, fitted.head)
+        state = Spec(
+            spec.version + 1,
+            rest,
+            fitted.weight,
+            fitted.min_confidence,
+            0.0,
+            floor,
+            fitted.head,
+            fitted.deferral,
+        )
         for into, judged in ((challenger, judge(state, block, rate)), (served, judge(spec, block, rate))):
             into[0].extend(judged[0])
             into[1].extend(judged[1])

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
+from shadowswitch.learning.deferral import train as train_deferral
 from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.memory import (
     FLOOR,
@@ -34,6 +36,7 @@ from shadowswitch.learning.memory import (
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
 YIELD_EVERY = 16  # pairs decided between two offers of the GIL (about 2 ms of pure Python)
+DEFERRAL_MIN = 30  # decisions before a deferral is fitted
 HEAD_MIN = 30  # pairs before a head is trained at all
 FOLDS = 5  # folds of the head's cross-validated predictions
 GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
@@ -64,6 +67,7 @@ class Outcome:
     margin: float
     correct: float  # expected agreement of the answer, 0..1
     blocked: bool  # a required value missing: never served, whatever the confidence
+    features: tuple[float, ...] = ()  # what the deferral reads (`deferral.features`)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class Fitted:
     agreement: float | None
     coverage: float
     head: Head | None = None  # the trained choice model the state starts from (None: zero-shot)
+    deferral: Deferral | None = None  # the threshold applies to its probability (None: p × gate)
 
 
 def args_rate(pairs: Sequence[Pair]) -> float:
@@ -91,6 +96,7 @@ def decide(
     constants: dict[str, dict[str, Any]] | None = None,
     floor: float = FLOOR,
     probs: Sequence[Mapping[str, float]] | None = None,
+    deferral: Deferral | None = None,
 ) -> list[Outcome]:
     """Each pair decided by a state whose exemplars are `memory`; a pair never votes for itself
     (with `memory` the pairs themselves, that is leave-one-out). `probs`: per pair, the trained
@@ -116,8 +122,18 @@ def decide(
         chosen = max(start, key=lambda c: start[c])
         margin = ranked[0] - (ranked[1] if len(ranked) > 1 else 0)
         gate = call_rate(sims[i], labels, calls, chosen, rate, floor) if memory else 1.0
-        out.append(_outcome(pair, chosen, ranked[0] * gate, margin, rate, constants))
+        x = tuple(_features(pair, chosen, ranked[0], margin, gate))
+        confidence = deferral.probability(x) if deferral else ranked[0] * gate
+        out.append(replace(_outcome(pair, chosen, confidence, margin, rate, constants), features=x))
     return out
+
+
+def _features(pair: Pair, chosen: str, p: float, margin: float, gate: float) -> list[float]:
+    zero_shot = pair.zero_shot
+    top = max(zero_shot, key=lambda c: zero_shot[c])
+    return features(
+        p, margin, zero_shot.get(chosen, 0.0), chosen == top, gate, chosen == NO_TOOL, bool(pair.blocked)
+    )
 
 
 def _outcome(
@@ -171,25 +187,43 @@ def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool =
     threshold 1.0 serves nothing but what the memory is certain of."""
     rate = args_rate(pairs)
     constants = learned_constants([(p.label, p.arguments) for p in pairs])
-    best: tuple[tuple[float, float], Fitted, bool] | None = None
+    best: tuple[tuple[float, float], Fitted, tuple[bool, list[Outcome] | None]] | None = None
     starts: list[tuple[Sequence[Mapping[str, float]] | None, bool]] = [(None, False)]
     if head and len(pairs) >= HEAD_MIN:
         starts.append((cross_predict(pairs), True))
     for probs, trained in starts:
         for weight in WEIGHTS:
-            outcomes = decide(pairs, pairs, weight, rate, constants, floor, probs)
-            for threshold in GRID:
-                point = at(outcomes, threshold)
-                if point["agreement"] is not None and point["agreement"] >= target:
-                    key = (point["coverage"], point["agreement"])
-                    if best is None or key > best[0]:
-                        found = Fitted(weight, threshold, point["agreement"], point["coverage"])
-                        best = (key, found, trained)
-                    break
+            raw = decide(pairs, pairs, weight, rate, constants, floor, probs)
+            for deferred, outcomes in ((False, raw), (True, cross_deferred(raw))):
+                for threshold in GRID:
+                    point = at(outcomes, threshold)
+                    if point["agreement"] is not None and point["agreement"] >= target:
+                        key = (point["coverage"], point["agreement"])
+                        if best is None or key > best[0]:
+                            found = Fitted(weight, threshold, point["agreement"], point["coverage"])
+                            best = (key, found, (trained, raw if deferred else None))
+                        break
     if best is None:
         return Fitted(WEIGHTS[-1], 1.0, None, 0.0)
-    _, fitted, trained = best
+    _, fitted, (trained, deferred_from) = best
+    if deferred_from is not None:
+        fitted = replace(fitted, deferral=train_deferral(*_calibration_set(deferred_from)))
     return replace(fitted, head=train(pairs)) if trained else fitted
+
+
+def _calibration_set(outcomes: Sequence[Outcome]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    kept = [o for o in outcomes if not o.blocked]
+    return np.array([o.features for o in kept]), np.array([o.correct for o in kept])
+
+
+def cross_deferred(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The outcomes with their confidence the deferral's probability, each from a deferral fitted
+    without its fold (blocked ones are never served and keep theirs)."""
+    X, y = _calibration_set(outcomes)
+    if len(y) < DEFERRAL_MIN or len(set(y.tolist())) < 2:
+        return list(outcomes)
+    probs = iter(cross_probabilities(X, y).tolist())
+    return [o if o.blocked else replace(o, confidence=next(probs)) for o in outcomes]
 
 
 def cross_predict(pairs: Sequence[Pair], folds: int = FOLDS) -> list[dict[str, float]]:

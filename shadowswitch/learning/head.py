@@ -233,7 +233,7 @@ class _Batch:
         index = {c: i for i, c in enumerate(vocab)}
         tindex = {k: i for i, k in enumerate(transitions)}
         n, width = len(examples), max(len(e.zero_shot) for e in examples)
-        Q = np.stack([e.vector for e in examples]).astype(np.float32)
+        Q = np.stack([e.vector for e in examples]).astype(np.float64)  # one dtype: BLAS, not a loop
         cand, trans = np.full((n, width), -1), np.full((n, width), -1)
         called, mask = np.zeros((n, width)), np.zeros((n, width), dtype=bool)
         shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
