@@ -44,8 +44,8 @@ def point(
     figures = challenger._figures(outcomes, flags)
     right = sum(o.correct for o, f in zip(outcomes, flags, strict=True) if f)
     return {
-        "pairs": len(train),
         **figures,
+        "train_pairs": len(train),
         "right_of_all": round(right / len(test), 4),
         "head": fitted.head is not None,
         "weight": fitted.weight,
@@ -62,13 +62,11 @@ def run(url: str, task: str, target: float) -> dict[str, Any]:
     pairs = [challenger.to_pair(r) for r in rows]
     pool, test = held_out(pairs)
     floor = floor_for(rows[0].encoder)
-    prior = challenger.judge(challenger.Spec(0, [], 0.0, 0.5, 0.0, floor), test, args_rate(pool))
     out: dict[str, Any] = {
         "task_type": task,
         "pairs": len(pairs),
         "held_out": len(test),
         "target": target,
-        "prior_at_0.5": challenger._figures(*prior),
         "learners": {},
     }
     sizes = [n for n in CHECKPOINTS if n <= len(pool)] + ([len(pool)] if len(pool) not in CHECKPOINTS else [])
