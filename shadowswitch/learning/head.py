@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -49,6 +50,7 @@ L2_TABLE = 3e-2  # on b, T, U
 L2_SHARED = 3e-2  # on θ, toward (1, 0, ...): the cold start is the zero-shot ranking
 MAX_ITER = 200
 MAX_STEP = 4  # steps beyond this count as this one
+YIELD_EVERY = 16  # examples prepared between two offers of the GIL
 
 
 class Example(Protocol):
@@ -156,6 +158,7 @@ def train(examples: Sequence[Example]) -> Head:
     n = len(examples)
 
     def loss(flat: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
+        time.sleep(0)  # one offer of the GIL per step of the optimiser
         W, b, U, T, theta = _unflatten(flat, shapes)
         logits = batch.logits(W, b, U, T, theta)
         probs = _softmax(logits)
@@ -240,6 +243,8 @@ class _Batch:
         cosines = Q @ usage.T if len(vocab) else np.zeros((n, 0))
         names = []
         for i, e in enumerate(examples):
+            if i % YIELD_EVERY == YIELD_EVERY - 1:
+                time.sleep(0)  # hand the GIL to a request waiting for it (training runs beside them)
             offered = list(e.zero_shot)
             names.append(offered)
             for j, c in enumerate(offered):
