@@ -314,7 +314,7 @@ def learning(
     if len(kinds) != 1:
         raise typer.BadParameter("one traffic set: bfcl, demo or helpdesk")
     kind = kinds[0]
-    checkpoints = [0, 25, 100] if quick else [0, 25, 100, 400]
+    checkpoints = [0, 25, 100] if quick else [0, 50, 100, 200, 400, 1000]
     if lang not in ("en", "zh") or (lang != "en" and kind != "demo"):
         raise typer.BadParameter(f"{lang!r}: en, or zh with --traffic demo", param_hint="--lang")
     if kind == "helpdesk":  # about 460 stream pairs: the curve at 50, 100, 200 and 400

@@ -397,6 +397,7 @@ def run_learning(
     proxy: Proxy = serve_proxy,
 ) -> dict[str, Any]:
     import os
+    import shutil
     import tempfile
     from unittest.mock import patch
 
@@ -456,6 +457,9 @@ def run_learning(
                 out.write_text(json.dumps(results, indent=2))
                 if sent >= len(stream) and pairs < target:
                     break  # the stream is spent: the later checkpoints would repeat this one
+        keep = os.environ.get("SHADOWSWITCH_BENCH_KEEP_DB")
+        if keep:  # the pairs, for an offline side-by-side of learners (research/learning_offline.py)
+            shutil.copyfile(workdir / "bench.db", keep)
         if timings:
             results["learn_1000_pairs"] = learn_time(workdir)
             results["choice_with_10000_exemplars"] = choice_with_memory()

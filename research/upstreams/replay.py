@@ -2,7 +2,8 @@
 of learning benchmarks and tests. A real HTTP server.
 
 Answers are registered by the request's last user message (`POST /answers`, a JSON object of
-text → `{"name": tool, "arguments": {...}}` or `{"content": text}`); a request it has no answer
+text → `{"name": tool, "arguments": {...}}` or `{"content": text}`; "text#N" for the step after N
+tool results); a request it has no answer
 for gets the text "no answer recorded". `GET /requests` counts what it received.
 """
 
@@ -38,7 +39,9 @@ def create_replay_upstream() -> FastAPI:
     async def chat(request: Request) -> dict[str, Any]:
         body = await request.json()
         seen["requests"] += 1
-        return completion(body, message_for(answers.get(last_user(body)), body))
+        text = last_user(body)
+        answer = answers.get(f"{text}#{steps(body)}") or answers.get(text)
+        return completion(body, message_for(answer, body))
 
     return app
 
@@ -48,6 +51,17 @@ def last_user(body: dict[str, Any]) -> str:
         if message.get("role") == "user" and isinstance(message.get("content"), str):
             return str(message["content"])
     return ""
+
+
+def steps(body: dict[str, Any]) -> int:
+    """Tool results since the last user message: an answer registered as "text#N" is the one
+    for the step after N results (a multi-step turn), before the answer for the text alone."""
+    count = 0
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            break
+        count += message.get("role") == "tool"
+    return count
 
 
 def message_for(answer: dict[str, Any] | None, body: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ a new version, and `rollback` serves the one before.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
+from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import floor_for, learned_constants
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
@@ -52,6 +55,8 @@ class Spec:
     min_confidence: float
     min_margin: float
     floor: float = 0.6  # the memory's similarity floor (its encoder's)
+    head: Head | None = None  # the trained choice model it starts from (None: zero-shot)
+    deferral: Deferral | None = None  # its threshold applies to the deferral's probability
 
 
 def to_pair(row: Exemplar) -> Pair:
@@ -65,6 +70,9 @@ def to_pair(row: Exemplar) -> Pair:
         row.args_status,
         row.arguments,
         frozenset(row.blocked or ()),
+        row.last_tool,
+        bool(row.last_error),
+        int(row.step or 0),
     )
 
 
@@ -73,12 +81,15 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
         return Spec(0, [], 0.0, policy.min_confidence, policy.min_margin)
     memory = [p for p in pairs if p.id <= state.exemplar_max_id]
     floor = floor_for(state.encoder)
-    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor)
+    head = Head.from_bytes(state.head) if state.head else None
+    deferral = Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral"))
+    return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor, head, deferral)
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
     constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
-    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor)
+    probs = spec.head.predict_many(pairs) if spec.head else None
+    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral)
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
@@ -173,6 +184,8 @@ def learn(
             "min_confidence": fitted.min_confidence,
             "cv_agreement": fitted.agreement,
             "cv_coverage": fitted.coverage,
+            "head_pairs": fitted.head.pairs if fitted.head else None,
+            "deferral": fitted.deferral.to_json() if fitted.deferral else None,
         },
         evaluation=verdict,
         constants_from=len(train),
@@ -206,7 +219,16 @@ def cross_fitted(
         rest = list(pairs[:start]) if end == n else [*pairs[:start], *pairs[end:]]
         fitted = newest if end == n else fit(rest[-MAX_FIT:], target, floor)
         rate = args_rate(rest)
-        state = Spec(spec.version + 1, rest, fitted.weight, fitted.min_confidence, 0.0, floor)
+        state = Spec(
+            spec.version + 1,
+            rest,
+            fitted.weight,
+            fitted.min_confidence,
+            0.0,
+            floor,
+            fitted.head,
+            fitted.deferral,
+        )
         for into, judged in ((challenger, judge(state, block, rate)), (served, judge(spec, block, rate))):
             into[0].extend(judged[0])
             into[1].extend(judged[1])
@@ -225,12 +247,13 @@ def _record(
     actor: str,
     rows: list[Exemplar],
     train: list[Pair],
-    fitted: Any,
+    fitted: Fitted,
     verdict: dict[str, Any],
     result: dict[str, Any],
 ) -> None:
     figures = {k: result[k] for k in ("pairs", "served_version", "fitted", "evaluation")}
     if verdict["promote"]:
+        head = fitted.head.to_bytes() if fitted.head else None
         state = EngineState(
             task_type=task,
             version=0,
@@ -240,6 +263,8 @@ def _record(
             memory_weight=fitted.weight,
             min_confidence=fitted.min_confidence,
             figures=figures,
+            head=head,
+            head_sha256=hashlib.sha256(head).hexdigest() if head else None,
         )
         event = learning_event(task, actor, "learn_promote", json.dumps(figures), figures)
         result["version"] = store.promote(state, event).version
@@ -289,8 +314,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         "versions": [_state_json(s) for s in store.states(task)],
     }
     if recent:
-        constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
-        outcomes = decide(recent, spec.memory, spec.weight, args_rate(pairs), constants, spec.floor)
+        outcomes = judge(spec, recent, args_rate(pairs))[0]
         point = at(outcomes, spec.min_confidence, spec.min_margin)
         out["recent"] = {"pairs": len(recent), "agreement": point["agreement"], "coverage": point["coverage"]}
         out["curve"] = curve(outcomes)
@@ -305,4 +329,5 @@ def _state_json(state: EngineState) -> dict[str, Any]:
         "exemplar_max_id": state.exemplar_max_id,
         "memory_weight": state.memory_weight,
         "min_confidence": state.min_confidence,
+        "head_sha256": state.head_sha256,
     }

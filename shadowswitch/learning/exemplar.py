@@ -15,6 +15,7 @@ from typing import Any
 
 from shadowswitch.answers import call_of, local_message, same_call
 from shadowswitch.engines.base import Choice
+from shadowswitch.learning.state import TurnState
 from shadowswitch.request import ChatView, message_text
 from shadowswitch.store.tables import Exemplar
 
@@ -30,10 +31,12 @@ def build_exemplar(
     generative: dict[str, Any],
     label_choice: Choice | None = None,
     blocked: list[str] | None = None,
+    state: TurnState | None = None,
 ) -> Exemplar | None:
     """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
     is not a choice among the offered tools (an action, parallel text...). `blocked`: the tools
-    the engine would not serve on this request by rule (already called for this user turn)."""
+    the engine would not serve on this request by rule (already called for this user turn);
+    `state`: the last tool called this turn, its error, the step (what the trained head reads)."""
     if choice.vector is None or not choice.zero_shot:
         return None
     vector, encoder, zero_shot = choice.vector, choice.encoder or "", choice.zero_shot
@@ -56,6 +59,9 @@ def build_exemplar(
         args_status=_args_status(choice, local_tool, label, generative),
         arguments=_arguments(call.arguments, request, choice.arguments) if label != NO_TOOL else None,
         blocked=sorted(blocked) if blocked else None,
+        last_tool=state.last_tool if state else None,
+        last_error=state.last_error if state else False,
+        step=state.step if state else 0,
     )
 
 

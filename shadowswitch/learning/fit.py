@@ -12,13 +12,17 @@ confirms.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
+from shadowswitch.learning.deferral import train as train_deferral
+from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.memory import (
     FLOOR,
     call_agreed,
@@ -32,6 +36,9 @@ from shadowswitch.learning.memory import (
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
 YIELD_EVERY = 16  # pairs decided between two offers of the GIL (about 2 ms of pure Python)
+DEFERRAL_MIN = 30  # decisions before a deferral is fitted
+HEAD_MIN = 30  # pairs before a head is trained at all
+FOLDS = 5  # folds of the head's cross-validated predictions
 GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
 
 
@@ -45,6 +52,9 @@ class Pair:
     args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
     arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
     blocked: frozenset[str] = frozenset()  # tools the engine would not serve here, by rule
+    last_tool: str | None = None  # the request's state (`state.TurnState`): the head reads it
+    last_error: bool = False
+    step: int = 0
 
     def call(self, constants: dict[str, dict[str, Any]]) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
@@ -57,6 +67,7 @@ class Outcome:
     margin: float
     correct: float  # expected agreement of the answer, 0..1
     blocked: bool  # a required value missing: never served, whatever the confidence
+    features: tuple[float, ...] = ()  # what the deferral reads (`deferral.features`)
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,8 @@ class Fitted:
     min_confidence: float
     agreement: float | None
     coverage: float
+    head: Head | None = None  # the trained choice model the state starts from (None: zero-shot)
+    deferral: Deferral | None = None  # the threshold applies to its probability (None: p × gate)
 
 
 def args_rate(pairs: Sequence[Pair]) -> float:
@@ -82,9 +95,12 @@ def decide(
     rate: float,
     constants: dict[str, dict[str, Any]] | None = None,
     floor: float = FLOOR,
+    probs: Sequence[Mapping[str, float]] | None = None,
+    deferral: Deferral | None = None,
 ) -> list[Outcome]:
     """Each pair decided by a state whose exemplars are `memory`; a pair never votes for itself
-    (with `memory` the pairs themselves, that is leave-one-out)."""
+    (with `memory` the pairs themselves, that is leave-one-out). `probs`: per pair, the trained
+    head's probabilities to start from instead of the zero-shot ones."""
     constants = constants or {}
     if memory:
         sims = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
@@ -98,16 +114,26 @@ def decide(
     for i, pair in enumerate(pairs):
         if i % YIELD_EVERY == YIELD_EVERY - 1:
             time.sleep(0)  # hand the GIL to a request waiting for it (learning runs beside them)
-        probs = pair.zero_shot
+        start = dict(probs[i]) if probs is not None else pair.zero_shot
         if memory and weight > 0:
-            dist, strength = vote(sims[i], labels, list(probs), floor)
-            probs = combine(probs, dist, weight * strength)
-        ranked = sorted(probs.values(), reverse=True)
-        chosen = max(probs, key=lambda c: probs[c])
+            dist, strength = vote(sims[i], labels, list(start), floor)
+            start = combine(start, dist, weight * strength)
+        ranked = sorted(start.values(), reverse=True)
+        chosen = max(start, key=lambda c: start[c])
         margin = ranked[0] - (ranked[1] if len(ranked) > 1 else 0)
         gate = call_rate(sims[i], labels, calls, chosen, rate, floor) if memory else 1.0
-        out.append(_outcome(pair, chosen, ranked[0] * gate, margin, rate, constants))
+        x = tuple(_features(pair, chosen, ranked[0], margin, gate))
+        confidence = deferral.probability(x) if deferral else ranked[0] * gate
+        out.append(replace(_outcome(pair, chosen, confidence, margin, rate, constants), features=x))
     return out
+
+
+def _features(pair: Pair, chosen: str, p: float, margin: float, gate: float) -> list[float]:
+    zero_shot = pair.zero_shot
+    top = max(zero_shot, key=lambda c: zero_shot[c])
+    return features(
+        p, margin, zero_shot.get(chosen, 0.0), chosen == top, gate, chosen == NO_TOOL, bool(pair.blocked)
+    )
 
 
 def _outcome(
@@ -153,23 +179,59 @@ def curve(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
     return [at(outcomes, t) for t in GRID]
 
 
-def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR) -> Fitted:
-    """The weight and the loosest threshold whose agreement, each pair decided by all the others
-    (leave-one-out), meets `target`; among weights, the one serving most. None meets it: the
+def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool = True) -> Fitted:
+    """The starting ranking (the zero-shot one, or a head trained on the pairs: `head`), the
+    weight and the loosest threshold whose agreement, each pair decided by all the others, meets
+    `target`; among those, the one serving most. Leave-one-out for the vote; for the head, each
+    pair is predicted by a head trained without its fold (`cross_predict`). None meets it: the
     threshold 1.0 serves nothing but what the memory is certain of."""
     rate = args_rate(pairs)
     constants = learned_constants([(p.label, p.arguments) for p in pairs])
-    best: Fitted | None = None
-    for weight in WEIGHTS:
-        outcomes = decide(pairs, pairs, weight, rate, constants, floor)
-        for threshold in GRID:
-            point = at(outcomes, threshold)
-            if point["agreement"] is not None and point["agreement"] >= target:
-                candidate = Fitted(weight, threshold, point["agreement"], point["coverage"])
-                if best is None or (candidate.coverage, candidate.agreement or 0) > (
-                    best.coverage,
-                    best.agreement or 0,
-                ):
-                    best = candidate
-                break
-    return best or Fitted(WEIGHTS[-1], 1.0, None, 0.0)
+    best: tuple[tuple[float, float], Fitted, tuple[bool, list[Outcome] | None]] | None = None
+    starts: list[tuple[Sequence[Mapping[str, float]] | None, bool]] = [(None, False)]
+    if head and len(pairs) >= HEAD_MIN:
+        starts.append((cross_predict(pairs), True))
+    for probs, trained in starts:
+        for weight in WEIGHTS:
+            raw = decide(pairs, pairs, weight, rate, constants, floor, probs)
+            for deferred, outcomes in ((False, raw), (True, cross_deferred(raw))):
+                for threshold in GRID:
+                    point = at(outcomes, threshold)
+                    if point["agreement"] is not None and point["agreement"] >= target:
+                        key = (point["coverage"], point["agreement"])
+                        if best is None or key > best[0]:
+                            found = Fitted(weight, threshold, point["agreement"], point["coverage"])
+                            best = (key, found, (trained, raw if deferred else None))
+                        break
+    if best is None:
+        return Fitted(WEIGHTS[-1], 1.0, None, 0.0)
+    _, fitted, (trained, deferred_from) = best
+    if deferred_from is not None:
+        fitted = replace(fitted, deferral=train_deferral(*_calibration_set(deferred_from)))
+    return replace(fitted, head=train(pairs)) if trained else fitted
+
+
+def _calibration_set(outcomes: Sequence[Outcome]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    kept = [o for o in outcomes if not o.blocked]
+    return np.array([o.features for o in kept]), np.array([o.correct for o in kept])
+
+
+def cross_deferred(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The outcomes with their confidence the deferral's probability, each from a deferral fitted
+    without its fold (blocked ones are never served and keep theirs)."""
+    X, y = _calibration_set(outcomes)
+    if len(y) < DEFERRAL_MIN or len(set(y.tolist())) < 2:
+        return list(outcomes)
+    probs = iter(cross_probabilities(X, y).tolist())
+    return [o if o.blocked else replace(o, confidence=next(probs)) for o in outcomes]
+
+
+def cross_predict(pairs: Sequence[Pair], folds: int = FOLDS) -> list[dict[str, float]]:
+    """Each pair's probabilities from a head trained on the other folds (contiguous in time)."""
+    out: list[dict[str, float]] = []
+    bounds = np.linspace(0, len(pairs), folds + 1).astype(int)
+    for start, end in itertools.pairwise(bounds.tolist()):
+        rest = [*pairs[:start], *pairs[end:]]
+        out.extend(train(rest).predict_many(pairs[start:end]))
+        time.sleep(0)
+    return out

@@ -23,6 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.learning.deferral import Deferral, features
+from shadowswitch.learning.head import Head, Request
+
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
 # cosines over [0, 1]; e5 compresses them (other-tool pairs' median 0.84). On the 55 BFCL dev
@@ -54,6 +57,8 @@ class Memory:
     calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
     call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
     turns: np.ndarray[Any, Any] | None = None  # (n,) `turn_key` of the tools already called
+    head: Head | None = None  # the trained choice model (None: start from the zero-shot ranking)
+    deferral: Deferral | None = None  # the threshold applies to its probability (None: p × gate)
 
     @property
     def floor(self) -> float:
@@ -67,8 +72,23 @@ class Memory:
             sims = np.where(self.turns == turn_key(called), sims, -1.0)
         return sims
 
+    def start(self, request: Request) -> dict[str, float]:
+        """The probabilities the vote is mixed into: the trained head's, or the zero-shot ones."""
+        return self.head.predict(request) if self.head is not None else dict(request.zero_shot)
+
+    def confidence(
+        self, chosen: str, p: float, margin: float, gate: float, zero_shot: Mapping[str, float], after: bool
+    ) -> float:
+        """What the threshold is applied to: the deferral's probability that the whole call agrees,
+        or the choice's probability times how often the engine's call agreed for requests this close."""
+        if self.deferral is None:
+            return p * gate
+        top = max(zero_shot, key=lambda c: zero_shot[c]) if zero_shot else None
+        x = features(p, margin, zero_shot.get(chosen, 0.0), chosen == top, gate, chosen == NO_TOOL, after)
+        return self.deferral.probability(x)
+
     def mix(self, sims: np.ndarray[Any, Any], zero_shot: Mapping[str, float]) -> dict[str, float]:
-        """The zero-shot probabilities with this memory's vote mixed in."""
+        """The starting probabilities (`start`) with this memory's vote mixed in."""
         if not len(self.labels) or self.weight <= 0:
             return dict(zero_shot)
         dist, strength = vote(sims, self.labels, list(zero_shot), self.floor)

@@ -14,6 +14,7 @@ from shadowswitch.engines.local.conversation import called_this_turn
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
 from shadowswitch.learning.served import ServedMemories
+from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from shadowswitch.store.exemplars import ExemplarStore
@@ -50,7 +51,10 @@ class Learning:
         if label and (label != choice.name or unfilled) and hasattr(engine, "fill_tool"):
             other = await engine.fill_tool(request, policy, label, self.memory(policy))
         blocked = sorted(called_this_turn(request, policy.feedback.tool_error_regex))
-        row = build_exemplar(policy.task_type, decision_id, request, choice, generative, other, blocked)
+        state = turn_state(request, policy.feedback.tool_error_regex)
+        row = build_exemplar(
+            policy.task_type, decision_id, request, choice, generative, other, blocked, state
+        )
         if row is None:
             return
         try:

@@ -17,7 +17,9 @@ import numpy as np
 from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.learning.challenger import to_pair
+from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
+from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import Memory, learned_constants, turn_key, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
 
@@ -80,6 +82,8 @@ class ServedMemories:
             calls=np.array([p.call(constants) for p in pairs], dtype=np.float64),
             call_prior=args_rate(pairs),
             turns=np.array([turn_key(r.blocked) for r in rows], dtype=object),
+            head=Head.from_bytes(state.head) if state.head else None,
+            deferral=Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral")),
         )
 
     async def _run(self) -> None:

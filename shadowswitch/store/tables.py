@@ -126,6 +126,11 @@ class Exemplar(SQLModel, table=True):
     # tools the engine would not serve on this request whatever its confidence (already called
     # for this user turn): a state that chooses one of them abstains, it does not answer wrong
     blocked: Any = Field(default=None, sa_column=Column(JSON))
+    # the request's state, which the trained choice model reads besides its words: the last tool
+    # called this user turn, whether its result was an error, and the step within the turn
+    last_tool: str | None = Field(default=None, max_length=200)
+    last_error: bool = False
+    step: int = 0
     excluded: bool = False  # negative feedback arrived after it was stored
 
 
@@ -147,3 +152,6 @@ class EngineState(SQLModel, table=True):
     memory_weight: float
     min_confidence: float
     figures: Any = Field(default=None, sa_column=Column(JSON))  # the evaluation that promoted it
+    # the trained choice model's weights (`learning.head`), and their content hash
+    head: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    head_sha256: str | None = Field(default=None, max_length=64)

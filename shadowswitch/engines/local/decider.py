@@ -38,7 +38,9 @@ from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.learning.head import Request
 from shadowswitch.learning.memory import Memory
+from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
@@ -161,13 +163,20 @@ class Decider:
         if memory is not None and memory.encoder != self.encoder.name:
             memory = None  # learned with another encoder: its vectors are not comparable
         gates: dict[str, float] = {}
+        judged: Callable[[str, float, float, float], float] | None = None
         if memory is not None:
-            sims = memory.similarities(vector, called_this_turn(request, policy.feedback.tool_error_regex))
-            mixed = memory.mix(sims, zero_shot)
+            called = called_this_turn(request, policy.feedback.tool_error_regex)
+            sims = memory.similarities(vector, called)
+            state = turn_state(request, policy.feedback.tool_error_regex)
+            start = memory.start(
+                Request(vector, zero_shot, frozenset(called), state.last_tool, state.last_error, state.step)
+            )
+            mixed = memory.mix(sims, start)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
             gates = {c.id: memory.call_rate(sims, c.id) for c in ranking.candidates}
+            judged = partial(memory.confidence, zero_shot=zero_shot, after=bool(called))
         clock.lap("scoring")
-        choice = self._complete(ranking, request, policy, memory, gates)
+        choice = self._complete(ranking, request, policy, memory, gates, judged)
         choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
         choice.memory_version = memory.version if memory else 0
         clock.lap("arguments")
@@ -214,16 +223,20 @@ class Decider:
         policy: Policy,
         memory: Memory | None = None,
         gates: dict[str, float] | None = None,
+        judged: Callable[[str, float, float, float], float] | None = None,
     ) -> Choice:
         """`gates`: per candidate, how often the engine's whole call agreed for requests like this
-        one (the learned state's neighbours); the confidence the threshold sees is scaled by it."""
+        one (the learned state's neighbours); the confidence the threshold sees is scaled by it, or,
+        with `judged` (the learned state's deferral), is its probability that the whole call agrees."""
         order = ranking.order()
         best = ranking.candidates[order[0]]
         candidates = [
             ScoredCandidate(ranking.candidates[i].id, ranking.scores[i], ranking.probs[i]) for i in order
         ]
-        confidence = ranking.probs[order[0]] * (gates or {}).get(best.id, 1.0)
+        gate = (gates or {}).get(best.id, 1.0)
         gap = margin(ranking.probs)
+        p = ranking.probs[order[0]]
+        confidence = judged(best.id, p, gap, gate) if judged else p * gate
         # Abstain before filling where the ranking alone decides it: the fill (the value LM above
         # all) would only add its time to the generative answer that follows.
         reason = _threshold_reason(confidence, gap, len(candidates), policy, memory)

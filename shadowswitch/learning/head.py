@@ -1,0 +1,327 @@
+"""A trained choice model per task type: which offered candidate the upstream picks, from the
+request's words *and* its state.
+
+The encoder stays frozen (its vector is already stored with every exemplar); on top of it a
+conditional-logit head scores each offered candidate (a tool, or `__no_tool__`) and a softmax
+over the offered ones gives the choice's probabilities, as SetFit's head does over its classes
+but with the classes the request offers. A candidate's score adds:
+
+- `W[c] · q + b[c]`: a linear classifier on the query vector per candidate seen in training;
+- `θ · s(x, c)`: shared weights on features any candidate has, the same for a tool never seen:
+  the zero-shot log-probability (its weight starts at 1 and is pulled back to 1, so with few
+  pairs the head *is* the zero-shot ranking: the cold start), the cosine to the tool's usage
+  vector (Tool2Vec: the mean of the query vectors that chose it), whether the candidate was
+  already called this user turn, whether it is the last tool called and whether that call's
+  result was an error, and for `__no_tool__` whether anything was called and the step;
+- `T[last → c]`: which candidate follows which (a learned transition table), so the same
+  user text gets another tool once a first one has run;
+- `U[c]`: per candidate, how its chance changes once it was called this turn.
+
+Fitted by L-BFGS on the L2-regularised log-likelihood, in numpy (a few hundred pairs: well under
+a second on one core). Unknown candidates score by the shared features alone.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from scipy.optimize import minimize
+
+NO_TOOL = "__no_tool__"
+START = ""  # the "last tool" of a request with no call yet this user turn
+FEATURES = (
+    "log_zero_shot",
+    "usage_cos",
+    "called",
+    "is_last",
+    "is_last_error",
+    "none_after_call",
+    "none_step",
+)
+LOG_FLOOR = float(np.log(1e-4))
+L2_VECTOR = 1e-2  # on W (per-candidate classifiers on the query vector): with few pairs, small
+L2_TABLE = 3e-2  # on b, T, U
+L2_SHARED = 3e-2  # on θ, toward (1, 0, ...): the cold start is the zero-shot ranking
+MAX_ITER = 200
+MAX_STEP = 4  # steps beyond this count as this one
+YIELD_EVERY = 16  # examples prepared between two offers of the GIL
+
+
+class Example(Protocol):
+    """What the head reads of a pair (`fit.Pair` has it)."""
+
+    @property
+    def vector(self) -> np.ndarray[Any, Any]: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def zero_shot(self) -> dict[str, float]: ...
+    @property
+    def blocked(self) -> frozenset[str]: ...
+    @property
+    def last_tool(self) -> str | None: ...
+    @property
+    def last_error(self) -> bool: ...
+    @property
+    def step(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request to decide, as the head reads it (the serving side of `Example`)."""
+
+    vector: np.ndarray[Any, Any]
+    zero_shot: dict[str, float]
+    blocked: frozenset[str] = frozenset()
+    last_tool: str | None = None
+    last_error: bool = False
+    step: int = 0
+    label: str = NO_TOOL  # not read when predicting
+
+
+@dataclass
+class Head:
+    vocab: list[str]  # candidates seen in training
+    W: np.ndarray[Any, Any]  # (V, d)
+    b: np.ndarray[Any, Any]  # (V,)
+    U: np.ndarray[Any, Any]  # (V,)
+    usage: np.ndarray[Any, Any]  # (V, d) unit-length Tool2Vec vectors (zero: none)
+    transitions: list[str]  # "last\x1fcandidate" keys
+    T: np.ndarray[Any, Any]  # (len(transitions),)
+    theta: np.ndarray[Any, Any]  # (len(FEATURES),)
+    pairs: int = 0  # how many it learned from
+
+    def predict(self, example: Example) -> dict[str, float]:
+        """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
+        return self.predict_many([example])[0]
+
+    def predict_many(self, examples: Sequence[Example]) -> list[dict[str, float]]:
+        if not examples:
+            return []
+        batch = _Batch.build(examples, self.vocab, self.transitions, self.usage, leave_out=False)
+        logits = batch.logits(self.W, self.b, self.U, self.T, self.theta)
+        probs = _softmax(logits)
+        return [
+            {c: float(p) for c, p in zip(cands, row[: len(cands)], strict=True)}
+            for cands, row in zip(batch.candidates, probs, strict=True)
+        ]
+
+    def to_bytes(self) -> bytes:
+        out = io.BytesIO()
+        meta = json.dumps({"vocab": self.vocab, "transitions": self.transitions, "pairs": self.pairs})
+        np.savez_compressed(
+            out,
+            meta=np.array(meta),
+            W=self.W,
+            b=self.b,
+            U=self.U,
+            usage=self.usage,
+            T=self.T,
+            theta=self.theta,
+        )
+        return out.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Head:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            return cls(
+                meta["vocab"],
+                z["W"].astype(np.float32),
+                z["b"],
+                z["U"],
+                z["usage"].astype(np.float32),
+                meta["transitions"],
+                z["T"],
+                z["theta"],
+                int(meta.get("pairs", 0)),
+            )
+
+
+def train(examples: Sequence[Example]) -> Head:
+    """Fit a head on `examples` (each label among its offered candidates)."""
+    vocab = sorted({c for e in examples for c in e.zero_shot})
+    transitions = sorted({_transition(e.last_tool, c) for e in examples for c in e.zero_shot})
+    usage, sums, counts = _usage(examples, vocab)
+    batch = _Batch.build(examples, vocab, transitions, usage, leave_out=True, sums=sums, counts=counts)
+    dim, v, t, s = examples[0].vector.shape[0], len(vocab), len(transitions), len(FEATURES)
+    shapes = [(v, dim), (v,), (v,), (t,), (s,)]
+    theta0 = np.zeros(s)
+    theta0[0] = 1.0
+    start = np.concatenate([np.zeros(v * dim + 2 * v + t), theta0])
+    n = len(examples)
+
+    def loss(flat: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
+        time.sleep(0)  # one offer of the GIL per step of the optimiser
+        W, b, U, T, theta = _unflatten(flat, shapes)
+        logits = batch.logits(W, b, U, T, theta)
+        probs = _softmax(logits)
+        nll = -np.log(probs[np.arange(n), batch.label] + 1e-12).sum() / n
+        grad_logits = probs
+        grad_logits[np.arange(n), batch.label] -= 1.0
+        grad_logits /= n
+        gW, gb, gU, gT, gtheta = batch.gradients(grad_logits, v, t)
+        reg = (
+            0.5 * L2_VECTOR * (W**2).sum()
+            + 0.5 * L2_TABLE * ((b**2).sum() + (U**2).sum() + (T**2).sum())
+            + 0.5 * L2_SHARED * ((theta - theta0) ** 2).sum()
+        )
+        grads = [
+            gW + L2_VECTOR * W,
+            gb + L2_TABLE * b,
+            gU + L2_TABLE * U,
+            gT + L2_TABLE * T,
+            gtheta + L2_SHARED * (theta - theta0),
+        ]
+        return float(nll + reg), np.concatenate([g.ravel() for g in grads])
+
+    result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": MAX_ITER})
+    W, b, U, T, theta = _unflatten(result.x, shapes)
+    return Head(vocab, W.astype(np.float32), b, U, usage, transitions, T, theta, n)
+
+
+def _transition(last: str | None, candidate: str) -> str:
+    return f"{last or START}\x1f{candidate}"
+
+
+def _usage(
+    examples: Sequence[Example], vocab: list[str]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Tool2Vec: per candidate, the unit mean of the query vectors that chose it (and the sums and
+    counts, so that in training each example's own vector is left out of its label's mean)."""
+    index = {c: i for i, c in enumerate(vocab)}
+    dim = examples[0].vector.shape[0]
+    sums, counts = np.zeros((len(vocab), dim)), np.zeros(len(vocab))
+    for e in examples:
+        sums[index[e.label]] += e.vector
+        counts[index[e.label]] += 1
+    return _unit(sums), sums, counts
+
+
+def _unit(m: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    return np.where(norms > 1e-9, m / np.maximum(norms, 1e-9), 0.0).astype(np.float32)
+
+
+@dataclass
+class _Batch:
+    """Examples padded to the most candidates any offers: indexes and shared features."""
+
+    candidates: list[list[str]]
+    Q: np.ndarray[Any, Any]  # (n, d)
+    cand: np.ndarray[Any, Any]  # (n, C) vocabulary index, -1 unknown or padding
+    trans: np.ndarray[Any, Any]  # (n, C) transition index, -1 unknown
+    called: np.ndarray[Any, Any]  # (n, C) 0/1
+    shared: np.ndarray[Any, Any]  # (n, C, S)
+    mask: np.ndarray[Any, Any]  # (n, C) True where a candidate is offered
+    label: np.ndarray[Any, Any]  # (n,) the label's column (0 when unknown: prediction only)
+
+    @classmethod
+    def build(
+        cls,
+        examples: Sequence[Example],
+        vocab: list[str],
+        transitions: list[str],
+        usage: np.ndarray[Any, Any],
+        leave_out: bool,
+        sums: np.ndarray[Any, Any] | None = None,
+        counts: np.ndarray[Any, Any] | None = None,
+    ) -> _Batch:
+        index = {c: i for i, c in enumerate(vocab)}
+        tindex = {k: i for i, k in enumerate(transitions)}
+        n, width = len(examples), max(len(e.zero_shot) for e in examples)
+        Q = np.stack([e.vector for e in examples]).astype(np.float64)  # one dtype: BLAS, not a loop
+        cand, trans = np.full((n, width), -1), np.full((n, width), -1)
+        called, mask = np.zeros((n, width)), np.zeros((n, width), dtype=bool)
+        shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
+        cosines = Q @ usage.T if len(vocab) else np.zeros((n, 0))
+        names = []
+        for i, e in enumerate(examples):
+            if i % YIELD_EVERY == YIELD_EVERY - 1:
+                time.sleep(0)  # hand the GIL to a request waiting for it (training runs beside them)
+            offered = list(e.zero_shot)
+            names.append(offered)
+            for j, c in enumerate(offered):
+                k = index.get(c, -1)
+                cand[i, j], trans[i, j], mask[i, j] = k, tindex.get(_transition(e.last_tool, c), -1), True
+                called[i, j] = float(c in e.blocked)
+                cos = float(cosines[i, k]) if k >= 0 else 0.0
+                if leave_out and k >= 0 and c == e.label and sums is not None and counts is not None:
+                    rest = sums[k] - e.vector
+                    norm = float(np.linalg.norm(rest))
+                    cos = float(e.vector @ rest / norm) if counts[k] > 1 and norm > 1e-9 else 0.0
+                shared[i, j] = _shared(e, c, cos)
+                if c == e.label:
+                    label[i] = j
+        return cls(names, Q, cand, trans, called, shared, mask, label)
+
+    def logits(
+        self,
+        W: np.ndarray[Any, Any],
+        b: np.ndarray[Any, Any],
+        U: np.ndarray[Any, Any],
+        T: np.ndarray[Any, Any],
+        theta: np.ndarray[Any, Any],
+    ) -> np.ndarray[Any, Any]:
+        known = self.cand >= 0
+        k = np.where(known, self.cand, 0)
+        per = (self.Q @ W.T)[np.arange(len(self.Q))[:, None], k] if len(b) else np.zeros(k.shape)
+        out = np.where(known, per + b[k] + U[k] * self.called, 0.0) if len(b) else np.zeros(k.shape)
+        tk = np.where(self.trans >= 0, self.trans, 0)
+        if len(T):
+            out = out + np.where(self.trans >= 0, T[tk], 0.0)
+        out = out + self.shared @ theta
+        return np.where(self.mask, out, -np.inf)
+
+    def gradients(self, g: np.ndarray[Any, Any], v: int, t: int) -> tuple[np.ndarray[Any, Any], ...]:
+        """Gradients of the parameters from the gradient of the logits (n, C)."""
+        g = np.where(self.mask, g, 0.0)
+        known = (self.cand >= 0) & self.mask
+        rows = np.repeat(np.arange(len(g)), g.shape[1]).reshape(g.shape)
+        per = np.zeros((len(g), v))
+        np.add.at(per, (rows[known], self.cand[known]), g[known])
+        gW = per.T @ self.Q
+        gb = per.sum(axis=0)
+        gU = np.zeros(v)
+        np.add.at(gU, self.cand[known], (g * self.called)[known])
+        gT = np.zeros(t)
+        tknown = (self.trans >= 0) & self.mask
+        np.add.at(gT, self.trans[tknown], g[tknown])
+        gtheta = np.einsum("nc,ncs->s", g, self.shared)
+        return gW, gb, gU, gT, gtheta
+
+
+def _shared(e: Example, c: str, usage_cos: float) -> list[float]:
+    p = e.zero_shot.get(c, 0.0)
+    none = c == NO_TOOL
+    is_last = c == e.last_tool
+    return [
+        max(LOG_FLOOR, float(np.log(p))) if p > 0 else LOG_FLOOR,
+        usage_cos,
+        float(c in e.blocked),
+        float(is_last),
+        float(is_last and e.last_error),
+        float(none and bool(e.blocked)),
+        float(none) * min(e.step, MAX_STEP) / MAX_STEP,
+    ]
+
+
+def _softmax(logits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    top = np.max(logits, axis=1, keepdims=True)
+    e = np.exp(logits - top)
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def _unflatten(flat: np.ndarray[Any, Any], shapes: list[tuple[int, ...]]) -> list[np.ndarray[Any, Any]]:
+    out, at = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape))
+        out.append(flat[at : at + size].reshape(shape))
+        at += size
+    return out

@@ -1,0 +1,97 @@
+"""The trained choice head and the deferral, as pure logic on vectors (no models): it learns a
+sequence from the request's state, starts as the zero-shot ranking, and survives storage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shadowswitch.learning import deferral
+from shadowswitch.learning.fit import Pair, cross_predict, fit
+from shadowswitch.learning.head import Head, Request, train
+
+DIM = 24
+ZERO_SHOT = {"search_flights": 0.5, "book_flight": 0.3, "__no_tool__": 0.2}
+
+
+def unit(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+def booking_turns(n: int, seed: int = 0, noise: float = 0.05) -> list[Pair]:
+    """The same kind of user text at three steps of its turn: search, then book, then text
+    (`noise`: how differently users word it)."""
+    rng = np.random.default_rng(seed)
+    base = unit(rng.normal(size=DIM))
+    pairs = []
+    for i in range(n):
+        q = unit(base + noise * rng.normal(size=DIM))
+        step = i % 3
+        label = ("search_flights", "book_flight", "__no_tool__")[step]
+        called = frozenset(("search_flights", "book_flight")[:step])
+        last = (None, "search_flights", "book_flight")[step]
+        status = "none" if label == "__no_tool__" else "agree"  # the engine's arguments agreed
+        pairs.append(Pair(i, q, label, ZERO_SHOT, label, status, None, called, last, False, step))
+    return pairs
+
+
+def test_the_same_text_gets_the_next_tool_once_the_first_has_run() -> None:
+    head = train(booking_turns(60))
+    query = booking_turns(3, seed=1)
+    chosen = [max(probs, key=lambda c: probs[c]) for probs in head.predict_many(query)]
+    assert chosen == ["search_flights", "book_flight", "__no_tool__"]
+
+
+def test_cross_validated_predictions_never_see_their_own_pair() -> None:
+    pairs = booking_turns(60)
+    probs = cross_predict(pairs)
+    right = sum(max(p, key=lambda c: p[c]) == pair.label for p, pair in zip(probs, pairs, strict=True))
+    assert right >= 55  # the sequence generalises across folds
+    assert all(set(p) == set(ZERO_SHOT) for p in probs)
+
+
+def test_with_no_evidence_the_head_is_the_zero_shot_ranking() -> None:
+    """Labels that carry nothing the features know (a coin toss): it stays near zero-shot."""
+    rng = np.random.default_rng(3)
+    pairs = [
+        Pair(i, unit(rng.normal(size=DIM)), str(rng.choice(list(ZERO_SHOT))), ZERO_SHOT, None, "none")
+        for i in range(6)
+    ]
+    probs = train(pairs).predict(Request(unit(rng.normal(size=DIM)), ZERO_SHOT))
+    assert max(probs, key=lambda c: probs[c]) == "search_flights"
+
+
+def test_unknown_candidates_score_by_the_shared_features() -> None:
+    head = train(booking_turns(30))
+    offered = {"cancel_booking": 0.7, "search_flights": 0.2, "__no_tool__": 0.1}
+    probs = head.predict(Request(booking_turns(1)[0].vector, offered))
+    assert set(probs) == set(offered)
+    assert abs(sum(probs.values()) - 1) < 1e-9
+
+
+def test_a_stored_head_predicts_the_same() -> None:
+    head = train(booking_turns(30))
+    again = Head.from_bytes(head.to_bytes())
+    query = booking_turns(3, seed=2)
+    assert head.predict_many(query) == again.predict_many(query)
+
+
+def test_fit_chooses_the_head_where_it_serves_more() -> None:
+    """Zero-shot ranks search first at every step, and users word it too differently for
+    neighbours to vote: only the head, reading the state, serves the later steps."""
+    fitted = fit(booking_turns(90, noise=1.0), target=0.95)
+    assert fitted.head is not None
+    assert fitted.coverage > 0.9
+    assert fitted.agreement is not None and fitted.agreement >= 0.95
+
+
+def test_deferral_probabilities_follow_agreement() -> None:
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.2, 1.0, size=300)
+    X = np.array([deferral.features(float(x), 0.1, 0.3, True, 1.0, False, False) for x in p])
+    y = (rng.uniform(size=300) < p).astype(float)  # agreement as likely as p
+    model = deferral.train(X, y)
+    low, high = model.probability(X[p.argmin()]), model.probability(X[p.argmax()])
+    assert low < 0.45 < 0.85 < high
+    assert deferral.Deferral.from_json(model.to_json()) == model
