@@ -28,24 +28,24 @@ from shadowswitch.engines.base import LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
-from shadowswitch.feedback import Feedback
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.learning.served import ServedMemories
 from shadowswitch.metrics import Metrics
 from shadowswitch.offline import stay_offline
-from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.redact import load_redactor
 from shadowswitch.reload import PolicyReloader
+from shadowswitch.rollouts.feedback import Feedback
+from shadowswitch.rollouts.outcomes import Outcomes
+from shadowswitch.rollouts.store.breaker import BreakerStore
+from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
-from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore
-from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.rollouts import RolloutStore
 from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 

@@ -252,9 +252,9 @@ def _client_host(host: str) -> str:
 
 def _stores(db: str | None) -> tuple[Any, Any]:
     """The stores over a database already at this version's schema; else exit 1 saying what to run."""
+    from shadowswitch.rollouts.store.rollouts import RolloutStore
     from shadowswitch.store import db as database
     from shadowswitch.store.decisions import DecisionStore
-    from shadowswitch.store.rollouts import RolloutStore
 
     url = _settings(db_url=db).db_url
     problem = database.schema_problem(url)
@@ -273,8 +273,8 @@ def rollout_status(
     limit: Annotated[int, typer.Option(help="How many audit events to show", min=1, max=1000)] = 10,
 ) -> None:
     """Mode, percent, breaker and ramp of every task type, and the latest audit events."""
-    from shadowswitch.store.ramps import RampStore, with_ramp
-    from shadowswitch.store.rollouts import audit_json
+    from shadowswitch.rollouts.store.ramps import RampStore, with_ramp
+    from shadowswitch.rollouts.store.rollouts import audit_json
 
     rollouts, _ = _stores(db)
     ramps = RampStore(rollouts.engine)
@@ -328,7 +328,7 @@ def rollout_set(
 ) -> None:
     """Change a task type's rollout; every server sees it within a second."""
     from shadowswitch.errors import ShadowswitchError
-    from shadowswitch.store.rollouts import rollout_json
+    from shadowswitch.rollouts.store.rollouts import rollout_json
 
     if percent is None and mode is None:
         err.print("give --percent N or --mode off|shadow|canary")
@@ -352,8 +352,8 @@ def rollout_ramp(
 ) -> None:
     """Start, pause, resume or abort the ramp that raises the percentage by itself."""
     from shadowswitch.errors import ShadowswitchError
-    from shadowswitch.ramp import ACTIONS
-    from shadowswitch.store.ramps import RampStore, with_ramp
+    from shadowswitch.rollouts.ramp import ACTIONS
+    from shadowswitch.rollouts.store.ramps import RampStore, with_ramp
 
     if action not in ACTIONS:
         err.print(f"error: action must be one of {', '.join(ACTIONS)}")
@@ -377,8 +377,8 @@ def report(
     db: DbOpt = None,
 ) -> None:
     """Compare the local and generative paths per task type, with intervals and a verdict."""
-    from shadowswitch.report import build_report, rollout_modes
-    from shadowswitch.store.ramps import RampStore, ramp_statuses
+    from shadowswitch.analysis.report import build_report, rollout_modes
+    from shadowswitch.rollouts.store.ramps import RampStore, ramp_statuses
     from shadowswitch.store.tables import utcnow
 
     window = parse_age(since)

@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from shadowswitch import openai_format as wire
-from shadowswitch.answers import (
+from shadowswitch.answers import wire
+from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
+from shadowswitch.answers.messages import (
     apply_choice,
     apply_verdict,
     call_of,
@@ -25,24 +26,23 @@ from shadowswitch.answers import (
     same_call,
     same_tool,
 )
-from shadowswitch.breaker import judge
+from shadowswitch.answers.validate import check_answer
 from shadowswitch.bursts import bursts
 from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
-from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
 from shadowswitch.redact import Redactor, default_redactor, redact_strings, safe_text
 from shadowswitch.request import ChatView
-from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
-from shadowswitch.rollout import sticky_key as make_sticky_key
+from shadowswitch.rollouts.breaker import judge
+from shadowswitch.rollouts.routing import Route, choose_route, conversation_key, hash_key, should_compare
+from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
+from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.store.decisions import DecisionRecorder
-from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.tables import Decision
-from shadowswitch.validate import check_answer
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
@@ -216,7 +216,7 @@ class Pipeline:
             ctx.decision.shadow = {"path": "local", "valid": False, "invalid_reason": verdict.reason}
             await self._fall_back(ctx, policy, "invalid")
             return None
-        # tool calls are judged by their tool result in the next request (breaker.py)
+        # tool calls are judged by their tool result in the next request (rollouts/breaker.py)
         if not await self._settle(ctx, policy, "pending" if message.get("tool_calls") else "valid"):
             ctx.decision.path = "fallback"
             return None

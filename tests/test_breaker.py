@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from shadowswitch.breaker import (
+from shadowswitch.policy.models import Breaker
+from shadowswitch.rollouts.breaker import (
     CLOSED,
     HALF_OPEN,
     OPEN,
@@ -16,7 +17,6 @@ from shadowswitch.breaker import (
     on_tick,
     reset,
 )
-from shadowswitch.policy.models import Breaker
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 CONFIG = Breaker(

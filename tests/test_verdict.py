@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from shadowswitch.sequential import confidence_sequence, pairs_needed
-from shadowswitch.stats import difference, percentiles, rate
-from shadowswitch.verdict import Counts, Evidence, judge, success_comparison
+from shadowswitch.analysis.sequential import confidence_sequence, pairs_needed
+from shadowswitch.analysis.stats import difference, percentiles, rate
+from shadowswitch.analysis.verdict import Counts, Evidence, judge, success_comparison
 
 
 def test_a_rate_carries_its_wilson_interval() -> None:
@@ -89,7 +89,7 @@ def test_the_verdict_stays_honest_under_continuous_monitoring() -> None:
 
 
 def test_money_saved_is_the_mean_upstream_price_times_the_local_answers() -> None:
-    from shadowswitch.report import saving
+    from shadowswitch.analysis.report import saving
     from shadowswitch.store.tables import Decision
 
     def row(path: str, model: str | None = None, prompt: int = 0, completion: int = 0) -> Decision:

@@ -178,8 +178,8 @@ class Story:
         return summary
 
     def set_rollout(self, mode: str, percent: float | None, reason: str) -> None:
+        from shadowswitch.rollouts.store.rollouts import RolloutStore
         from shadowswitch.store import db as database
-        from shadowswitch.store.rollouts import RolloutStore
 
         RolloutStore(database.make_engine(self.run.db_url)).set(
             TASK_TYPE, actor=f"cli:{getpass.getuser()}", mode=mode, percent=percent, reason=reason

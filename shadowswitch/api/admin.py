@@ -14,8 +14,8 @@ from fastapi import APIRouter, Request
 from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
 from shadowswitch.api.schemas import FeedbackRequest, RampAction, RolloutChange, parse_json, validated
 from shadowswitch.errors import NotFound, PolicyError, Unprocessable
-from shadowswitch.store.ramps import with_ramp
-from shadowswitch.store.rollouts import audit_json, rollout_json
+from shadowswitch.rollouts.store.ramps import with_ramp
+from shadowswitch.rollouts.store.rollouts import audit_json, rollout_json
 from shadowswitch.store.tables import Decision, Rollout
 
 router = APIRouter(prefix="/v1/shadowswitch")

@@ -18,13 +18,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from shadowswitch.analysis.report import build_report, rollout_modes
 from shadowswitch.api.deps import AppState, StateDep
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import NotFound
-from shadowswitch.report import build_report, rollout_modes
-from shadowswitch.store.ramps import ramp_statuses
-from shadowswitch.store.rollouts import rollout_json
+from shadowswitch.rollouts.store.ramps import ramp_statuses
+from shadowswitch.rollouts.store.rollouts import rollout_json
 from shadowswitch.store.tables import Decision, utcnow
 
 HERE = Path(__file__).resolve().parents[1] / "dashboard"

@@ -7,10 +7,10 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from shadowswitch import openai_format as wire
+from shadowswitch.answers import wire
+from shadowswitch.answers.validate import Call, Verdict, agree, called_functions
 from shadowswitch.engines.base import Choice
 from shadowswitch.store.tables import Decision
-from shadowswitch.validate import Call, Verdict, agree, called_functions
 
 
 def local_message(choice: Choice, legacy_functions: bool = False) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The ramp's decisions, pure: given a step's evidence and the policy, advance, wait or fail.
 
 A ramp moves a task type from shadow through `steps` (canary percents) while the evidence at
-each step passes. Evidence is read with the anytime-valid bounds of `sequential.py`, the same
+each step passes. Evidence is read with the anytime-valid bounds of `analysis/sequential.py`, the same
 ones the verdict uses, so checking it every few seconds does not turn a lucky run into a pass:
 - fail at once, whatever the step's age, when the evidence says worse beyond doubt: agreement
   below the target, local success worse than generative, or validity below its floor;
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from shadowswitch.analysis.sequential import confidence_sequence
+from shadowswitch.analysis.verdict import Counts, success_comparison
 from shadowswitch.policy.models import Ramp
-from shadowswitch.sequential import confidence_sequence
-from shadowswitch.verdict import Counts, success_comparison
 
 RUNNING, PAUSED, HELD, REVERTED, ABORTED, DONE = "running", "paused", "held", "reverted", "aborted", "done"
 STOPPED = (PAUSED, HELD, REVERTED)  # a person may resume these

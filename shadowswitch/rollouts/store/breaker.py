@@ -2,7 +2,7 @@
 
 Replicas report outcomes at the same time; each step locks the task type's
 `rollout` row (SELECT ... FOR UPDATE on PostgreSQL, BEGIN IMMEDIATE on
-SQLite), applies the pure state machine in `shadowswitch.breaker` to what it
+SQLite), applies the pure state machine in `shadowswitch.rollouts.breaker` to what it
 read, and writes the result with its audit record in the same transaction.
 So no count is lost, and a trip (or re-probe, or restore) happens once.
 """
@@ -15,11 +15,11 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from shadowswitch.breaker import BreakerState, Step, judge, on_failure, on_success, on_tick
 from shadowswitch.policy.models import Breaker
-from shadowswitch.rollout import RolloutView
-from shadowswitch.store.ramp_state import abort_for_trip
-from shadowswitch.store.rollouts import audit_event, read_breaker, write_breaker, write_session
+from shadowswitch.rollouts.breaker import BreakerState, Step, judge, on_failure, on_success, on_tick
+from shadowswitch.rollouts.routing import RolloutView
+from shadowswitch.rollouts.store.ramp_state import abort_for_trip
+from shadowswitch.rollouts.store.rollouts import audit_event, read_breaker, write_breaker, write_session
 from shadowswitch.store.tables import Rollout, utcnow
 
 ACTOR = "breaker"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from shadowswitch.sequential import ALPHA, confidence_sequence, pairs_needed
+from shadowswitch.analysis.sequential import ALPHA, confidence_sequence, pairs_needed
 
 Kind = Literal["safe", "worse", "better", "not_enough_data"]
 STEPS = (5.0, 25.0, 50.0, 100.0)  # where "raise to" points next, as a ramp would step

@@ -12,10 +12,10 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from shadowswitch.breaker import BreakerState, reset
 from shadowswitch.errors import NotFound, Unprocessable
 from shadowswitch.policy.models import Policy
-from shadowswitch.store.ramp_state import pause_for_person, ramp_json, start_from_policy
+from shadowswitch.rollouts.breaker import BreakerState, reset
+from shadowswitch.rollouts.store.ramp_state import pause_for_person, ramp_json, start_from_policy
 from shadowswitch.store.tables import AuditEvent, Rollout, utcnow
 
 MODES = ("off", "shadow", "canary")

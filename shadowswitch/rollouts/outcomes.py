@@ -3,7 +3,7 @@
 Local events come from the pipeline (valid, pending, invalid, error, abstain,
 disagree); verdicts come from feedback, explicit or in the next request's tool
 results. Only decisions the local path served count. What counts as a success
-or a failure is decided in `shadowswitch.breaker`.
+or a failure is decided in `shadowswitch.rollouts.breaker`.
 
 While the database is away (or slower than `timeout_s`), events are held in memory, in order,
 and the pure state machine runs on this replica's view, so that the local path still reverts
@@ -22,15 +22,15 @@ from dataclasses import dataclass
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.breaker import judge, on_failure, on_success
-from shadowswitch.feedback import Feedback
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
-from shadowswitch.store.breaker import BreakerStore, Change, Written
-from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.rollouts import read_breaker, write_breaker
+from shadowswitch.rollouts.breaker import judge, on_failure, on_success
+from shadowswitch.rollouts.feedback import Feedback
+from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
+from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.rollouts.store.rollouts import read_breaker, write_breaker
 from shadowswitch.store.tables import Decision, Rollout, utcnow
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from typing import Any
 
 from shadowswitch.errors import Conflict
 from shadowswitch.policy.models import Ramp
-from shadowswitch.ramp import (
+from shadowswitch.rollouts.ramp import (
     ABORTED,
     DONE,
     HELD,

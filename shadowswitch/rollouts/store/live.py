@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable
 import anyio
 
 from shadowswitch.policy.models import PolicySet
-from shadowswitch.ramp import DONE, RUNNING
-from shadowswitch.rollout import RolloutView
-from shadowswitch.store.breaker import BreakerStore, Change, Written
-from shadowswitch.store.ramps import RampStore
-from shadowswitch.store.rollouts import RolloutStore, as_utc
+from shadowswitch.rollouts.ramp import DONE, RUNNING
+from shadowswitch.rollouts.routing import RolloutView
+from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
+from shadowswitch.rollouts.store.ramps import RampStore
+from shadowswitch.rollouts.store.rollouts import RolloutStore, as_utc
 from shadowswitch.store.tables import Rollout
 
 log = logging.getLogger(__name__)

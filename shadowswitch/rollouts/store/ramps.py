@@ -16,12 +16,12 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, and_, case, func, select, true
 from sqlmodel import Session, col
 
+from shadowswitch.analysis.verdict import Counts
 from shadowswitch.errors import NotFound
-from shadowswitch.ramp import RUNNING, Check, StepEvidence, elapsed_s, evaluate
-from shadowswitch.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
-from shadowswitch.store.rollouts import as_utc, rollout_json, write_session
+from shadowswitch.rollouts.ramp import RUNNING, Check, StepEvidence, elapsed_s, evaluate
+from shadowswitch.rollouts.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
+from shadowswitch.rollouts.store.rollouts import as_utc, rollout_json, write_session
 from shadowswitch.store.tables import Decision, Rollout, utcnow
-from shadowswitch.verdict import Counts
 
 
 class RampStore:

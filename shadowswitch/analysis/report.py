@@ -7,12 +7,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from shadowswitch.answers import call_of
+from shadowswitch.analysis.pricing import price_per_token
+from shadowswitch.analysis.stats import Rate, difference, percentiles, rate
+from shadowswitch.analysis.verdict import Counts, Evidence, judge
+from shadowswitch.answers.messages import call_of
 from shadowswitch.metrics import reason_kind
-from shadowswitch.pricing import price_per_token
-from shadowswitch.stats import Rate, difference, percentiles, rate
 from shadowswitch.store.tables import Decision, Rollout
-from shadowswitch.verdict import Counts, Evidence, judge
 
 PATHS = ("local", "generative", "fallback")
 NO_TOOL = "__no_tool__"
