@@ -24,7 +24,7 @@ from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
 from shadowswitch.api.limits import BodyLimit
 from shadowswitch.durations import parse_since
-from shadowswitch.engines.base import LocalEngine
+from shadowswitch.engines.base import LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
@@ -50,7 +50,7 @@ from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 
 log = logging.getLogger(__name__)
-LocalFactory = Callable[[], LocalEngine]
+LocalFactory = Callable[[], LocalEngine | ModelEngine]
 
 
 def create_app(
@@ -201,7 +201,7 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
         return
     try:
         build = factory or _embedded_factory(settings, state.policies)
-        state.pipeline.local = await anyio.to_thread.run_sync(build)
+        state.pipeline.use_local(await anyio.to_thread.run_sync(build))
         state.models_ready = True
         log.info("local engine ready")
         state.reloader.load_models()  # a reload while these loaded may have named more models

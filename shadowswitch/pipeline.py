@@ -19,7 +19,7 @@ from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
 from shadowswitch.answers.messages import (
     apply_choice,
-    apply_verdict,
+    apply_validity,
     call_of,
     choice_json,
     local_message,
@@ -29,17 +29,18 @@ from shadowswitch.answers.messages import (
 from shadowswitch.answers.validate import check_answer
 from shadowswitch.bursts import bursts
 from shadowswitch.classify import UNCLASSIFIED, classify
-from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
-from shadowswitch.engines.engine_set import EngineSet
+from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
+from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
 from shadowswitch.redact import Redactor, default_redactor, redact_strings, safe_text
 from shadowswitch.request import ChatView
-from shadowswitch.rollouts.breaker import judge
-from shadowswitch.rollouts.routing import Route, choose_route, conversation_key, hash_key, should_compare
+from shadowswitch.rollouts.breaker import counts_as
+from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
+from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.store.decisions import DecisionRecorder
 from shadowswitch.store.tables import Decision
@@ -110,7 +111,7 @@ class Pipeline:
         generative: GenerativeEngine,
         recorder: DecisionRecorder,
         rollouts: LiveRollouts,
-        local: LocalEngine | None = None,
+        local: LocalEngine | ModelEngine | None = None,
         outcomes: OutcomeSink | None = None,
         metrics: Metrics | None = None,
         prompt_cap: int | None = None,
@@ -121,7 +122,7 @@ class Pipeline:
         self.generative = generative
         self.recorder = recorder
         self.rollouts = rollouts
-        self.local = local
+        self.local = local_engine(local)
         self.outcomes = outcomes
         self.metrics = metrics
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
@@ -138,7 +139,7 @@ class Pipeline:
         if self.outcomes:
             self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
         try:
-            if ctx.route == "local" and ctx.policy is not None:
+            if ctx.route == Route.LOCAL and ctx.policy is not None:
                 reply = await self._try_local(ctx, ctx.policy)
                 if reply is not None:
                     return reply
@@ -158,15 +159,15 @@ class Pipeline:
         view = self.rollouts.view(task) if task else None
         sticky_kind = policy.rollout.sticky_key if policy else "session"
         key = make_sticky_key(request, incoming.session, sticky_kind)
-        route: Route = choose_route(task, key, view) if task and view else "generative"
-        if route == "local" and not self._local_serves(policy):
-            route = "generative"  # models not loaded (yet): serve, and say so in the record
+        route: Route = choose_route(task, key, view) if task and view else Route.GENERATIVE
+        if route == Route.LOCAL and not self._local_serves(policy):
+            route = Route.GENERATIVE  # models not loaded (yet): serve, and say so in the record
         decision = Decision(
             id=uuid.uuid4().hex,
             task_type=task or UNCLASSIFIED,
-            path="generative",
+            path=DecisionPath.GENERATIVE,
             route=route,
-            mode=view.mode if view else "off",
+            mode=view.mode if view else RolloutMode.OFF,
             sticky_hash=hash_key(key),
             conversation_hash=conversation_key(request),
             stream=request.stream,
@@ -179,9 +180,11 @@ class Pipeline:
 
     def _local_serves(self, policy: Policy | None) -> bool:
         """The local engine is loaded, with this policy's model (one a reload named may be loading)."""
-        if self.local is None or not self.local.ready or policy is None:
-            return False
-        return not isinstance(self.local, EngineSet) or self.local.serves(policy.engine.model)
+        return policy is not None and self.local.ready and self.local.serves(policy.engine.model)
+
+    def use_local(self, engine: LocalEngine | ModelEngine | None) -> None:
+        """Swap the local path in (the models loaded at start) or out (None)."""
+        self.local = local_engine(engine)
 
     # -- local ---------------------------------------------------------------------------
 
@@ -204,29 +207,29 @@ class Pipeline:
             await self._fall_back(ctx, policy, "abstain")
             return None
         if choice.fill_generative:  # the choice is local; the upstream writes the rest
-            ctx.decision.path = "fallback"
+            ctx.decision.path = DecisionPath.FALLBACK
             ctx.upstream_request = upstream_request(ctx.request, choice)
             ctx.fill_action = chosen_action(policy, choice)
             return None
         message = local_message(choice, ctx.request.legacy_functions)
         body = wire.completion(ctx.request.model or "shadowswitch-local", message)
-        verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
-        apply_verdict(ctx.decision, verdict)
-        if not verdict.valid:  # keep what local said beside the generative answer (the ramp counts it)
-            ctx.decision.shadow = {"path": "local", "valid": False, "invalid_reason": verdict.reason}
+        validity = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
+        apply_validity(ctx.decision, validity)
+        if not validity.valid:  # keep what local said beside the generative answer (the ramp counts it)
+            ctx.decision.shadow = {"path": "local", "valid": False, "invalid_reason": validity.reason}
             await self._fall_back(ctx, policy, "invalid")
             return None
         # tool calls are judged by their tool result in the next request (rollouts/breaker.py)
         if not await self._settle(ctx, policy, "pending" if message.get("tool_calls") else "valid"):
-            ctx.decision.path = "fallback"
+            ctx.decision.path = DecisionPath.FALLBACK
             return None
-        ctx.decision.path = "local"
+        ctx.decision.path = DecisionPath.LOCAL
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
             self._compare(ctx, "generative", self._compare_generative(ctx, choice))
         return self._finish(ctx, body)
 
     async def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
-        ctx.decision.path = "fallback"
+        ctx.decision.path = DecisionPath.FALLBACK
         await self._settle(ctx, policy, event)
 
     async def _settle(self, ctx: Context, policy: Policy, event: str) -> bool:
@@ -236,10 +239,10 @@ class Pipeline:
         breaker trips after exactly `consecutive_failures` of them, and a request decided while it
         tripped is neither served locally nor counted (its record says so)."""
         async with self._gates.setdefault(ctx.task_type, asyncio.Lock()):
-            if choose_route(ctx.task_type, ctx.sticky, self.rollouts.view(ctx.task_type)) != "local":
+            if choose_route(ctx.task_type, ctx.sticky, self.rollouts.view(ctx.task_type)) != Route.LOCAL:
                 ctx.decision.abstain_reason = ctx.decision.abstain_reason or BREAKER_OPENED
                 return False
-            if judge(event, policy.breaker) is False:  # a failure: the next request must see it
+            if counts_as(event, policy.breaker) is False:  # a failure: the next request must see it
                 await self._outcome(policy, ctx.decision.id, event)
             else:
                 self._local_event(policy, ctx.decision.id, event)
@@ -267,8 +270,8 @@ class Pipeline:
             raise
         if ctx.fill_action is not None:
             body = with_action_text(body, ctx.fill_action, ctx.decision.arguments or {})
-        verdict = check_answer(ctx.request, wire.message_of(body), allowed_actions(ctx.policy))
-        apply_verdict(ctx.decision, verdict)
+        validity = check_answer(ctx.request, wire.message_of(body), allowed_actions(ctx.policy))
+        apply_validity(ctx.decision, validity)
         self._after_generative(ctx, wire.message_of(body))
         return self._finish(ctx, body)
 
@@ -288,7 +291,7 @@ class Pipeline:
             yield wire.sse(exc.body())
         finally:
             message = joined.message()
-            apply_verdict(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
+            apply_validity(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
             if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
                 ctx.decision.valid = False
             if joined.usage:
@@ -298,14 +301,13 @@ class Pipeline:
             self._record(ctx, message)
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
-        if ctx.route == "shadow" and ctx.policy is not None and self._local_serves(ctx.policy):
+        if ctx.route == Route.SHADOW and ctx.policy is not None and self._local_serves(ctx.policy):
             self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
         if ctx.abstained is not None and ctx.upstream_request is None:
             self._learn(ctx, ctx.abstained, message)  # the upstream answered what the engine would not
 
     async def _decide(self, request: ChatView, policy: Policy) -> Choice:
         """The local engine's choice, with the task type's learned state when one is served."""
-        assert self.local is not None
         memory = self.learning.memory(policy) if self.learning else None
         if memory is None:
             return await self.local.decide(request, policy)
@@ -320,13 +322,15 @@ class Pipeline:
         self, ctx: Context, policy: Policy, choice: Choice, generative: dict[str, Any]
     ) -> None:
         assert self.learning is not None
-        fill = getattr(self.local, "fill_tool", None)
-        if fill is not None and unfilled(choice) and call_of(generative).name == choice.name:
+        if choice.name and unfilled(choice) and call_of(generative).name == choice.name:
             # The engine abstained before filling (the ranking decided it); whether its arguments
             # would have agreed with the upstream's is what learning asks: fill them now, off
             # the request path.
-            filled = await fill(ctx.request, policy, choice.name, self.learning.memory(policy))
-            choice.arguments, choice.sources = filled.arguments, filled.sources
+            filled = await self.local.fill_tool(
+                ctx.request, policy, choice.name, self.learning.memory(policy)
+            )
+            if filled is not None:
+                choice.arguments, choice.sources = filled.arguments, filled.sources
         await self.learning.observe(policy, ctx.decision.id, ctx.request, choice, generative, self.local)
 
     # -- background comparisons ----------------------------------------------------------
@@ -358,8 +362,8 @@ class Pipeline:
             return
         message = wire.message_of(body)
         agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
-        verdict = check_answer(ctx.request, message, allowed_actions(ctx.policy))
-        if verdict.valid and self.learning and ctx.policy is not None:
+        validity = check_answer(ctx.request, message, allowed_actions(ctx.policy))
+        if validity.valid and self.learning and ctx.policy is not None:
             observe = self.learning.observe(
                 ctx.policy, ctx.decision.id, ctx.request, choice, message, self.local
             )
@@ -368,7 +372,7 @@ class Pipeline:
         shadow = {
             "path": "generative",
             "message": message,
-            "valid": verdict.valid,
+            "valid": validity.valid,
             "latency_ms": _ms_since(started),
             "prompt_tokens": usage.get("prompt_tokens"),
             "completion_tokens": usage.get("completion_tokens"),

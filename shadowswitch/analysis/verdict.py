@@ -65,7 +65,7 @@ def success_comparison(local: Counts, generative: Counts, alpha: float = ALPHA) 
     return None
 
 
-def judge(evidence: Evidence, target: float = TARGET_AGREEMENT) -> Verdict:
+def verdict_for(evidence: Evidence, target: float = TARGET_AGREEMENT) -> Verdict:
     pairs = evidence.agreement
     if not pairs.total:
         return Verdict("not_enough_data", "not enough data: no pairs yet (run it in shadow first)")

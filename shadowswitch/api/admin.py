@@ -12,7 +12,7 @@ import anyio
 from fastapi import APIRouter, Request
 
 from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
-from shadowswitch.api.schemas import FeedbackRequest, RampAction, RolloutChange, parse_json, validated
+from shadowswitch.api.schemas import FeedbackRequest, RampCommand, RolloutChange, parse_json, validated
 from shadowswitch.errors import NotFound, PolicyError, Unprocessable
 from shadowswitch.rollouts.store.ramps import with_ramp
 from shadowswitch.rollouts.store.rollouts import audit_json, rollout_json
@@ -78,7 +78,7 @@ async def set_rollout(task: str, request: Request, state: StateDep, actor: Admin
 @router.post("/rollouts/{task}/ramp")
 async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) -> dict[str, Any]:
     """start | pause | resume | abort the task type's ramp; 409 when the action does not apply."""
-    body = validated(RampAction, parse_json(await request.body(), 64 * 1024))
+    body = validated(RampCommand, parse_json(await request.body(), 64 * 1024))
 
     def apply() -> tuple[Rollout, dict[str, Any]]:
         row = state.live.ramps.command(task, body.action, actor, body.reason)

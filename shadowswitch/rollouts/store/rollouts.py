@@ -15,10 +15,11 @@ from sqlmodel import Session, col, select
 from shadowswitch.errors import NotFound, Unprocessable
 from shadowswitch.policy.models import Policy
 from shadowswitch.rollouts.breaker import BreakerState, reset
+from shadowswitch.rollouts.states import AuditKind, Circuit, RolloutMode
 from shadowswitch.rollouts.store.ramp_state import pause_for_person, ramp_json, start_from_policy
 from shadowswitch.store.tables import AuditEvent, Rollout, utcnow
 
-MODES = ("off", "shadow", "canary")
+MODES = tuple(RolloutMode)
 Setting = tuple[str | None, float | None]  # (mode, percent) as the audit log shows it
 
 
@@ -59,12 +60,12 @@ class RolloutStore:
                 row = session.get(Rollout, task_type, with_for_update=True)
                 if row is None:
                     row = Rollout(task_type=task_type, mode=wanted[0], percent=wanted[1])
-                    events.append(self._event(row, "policy", "seed", (None, None), "first start"))
+                    events.append(self._event(row, "policy", AuditKind.SEED, (None, None), "first start"))
                 elif (row.policy_mode, row.policy_percent) != wanted:
                     old = (row.mode, row.percent)
                     row.mode, row.percent = wanted
                     reason = f"policy file changed rollout to {wanted[0]} {wanted[1]:g}%"
-                    events.append(self._event(row, "policy", "policy", old, _closing(row, reason)))
+                    events.append(self._event(row, "policy", AuditKind.POLICY, old, _closing(row, reason)))
                     events += filter(None, [pause_for_person(row, "policy", self.clock())])
                 elif row.policy_ramp == ramp:
                     continue
@@ -105,12 +106,12 @@ class RolloutStore:
             if row is None:
                 raise NotFound(f"no rollout for task type {task_type!r}", param="task")
             old = (row.mode, row.percent)
-            if percent is not None and mode is None and row.mode == "off" and percent > 0:
-                mode = "canary"  # asking for a share served locally means canary
+            if percent is not None and mode is None and row.mode == RolloutMode.OFF and percent > 0:
+                mode = RolloutMode.CANARY  # asking for a share served locally means canary
             row.mode = mode if mode is not None else row.mode
             row.percent = percent if percent is not None else row.percent
             row.updated_at = self.clock()
-            session.add(self._event(row, actor, "set", old, _closing(row, reason)))
+            session.add(self._event(row, actor, AuditKind.SET, old, _closing(row, reason)))
             paused = pause_for_person(row, actor, self.clock())  # a person's word wins over the ramp
             if paused:
                 session.add(paused)
@@ -141,7 +142,7 @@ def _closing(row: Rollout, reason: str | None) -> str | None:
     """Close the breaker (a person acted) and say so in the audit reason when it was not closed."""
     was = row.breaker_state
     write_breaker(row, reset())
-    if was == "closed":
+    if was == Circuit.CLOSED:
         return reason
     note = f"closes the {was.replace('_', '-')} breaker"
     return f"{reason} ({note})" if reason else note
