@@ -273,13 +273,13 @@ def rollout_status(
     limit: Annotated[int, typer.Option(help="How many audit events to show", min=1, max=1000)] = 10,
 ) -> None:
     """Mode, percent, breaker and ramp of every task type, and the latest audit events."""
-    from shadowswitch.rollouts.store.ramps import RampStore, with_ramp
-    from shadowswitch.rollouts.store.rollouts import audit_json
+    from shadowswitch.api.responses import AuditEventOut, RolloutOut
+    from shadowswitch.rollouts.store.ramps import RampStore
 
     rollouts, _ = _stores(db)
     ramps = RampStore(rollouts.engine)
-    rows = [with_ramp(ramps, r) for r in rollouts.list()]
-    events = [audit_json(e) for e in rollouts.audit(task, limit=limit)]
+    rows = [RolloutOut.shown(ramps, r).model_dump(mode="json") for r in rollouts.list()]
+    events = [AuditEventOut.of(e).model_dump(mode="json") for e in rollouts.audit(task, limit=limit)]
     if as_json:
         print(json.dumps({"rollouts": rows, "audit": events}, indent=2))
         return
@@ -327,8 +327,8 @@ def rollout_set(
     db: DbOpt = None,
 ) -> None:
     """Change a task type's rollout; every server sees it within a second."""
+    from shadowswitch.api.responses import RolloutOut
     from shadowswitch.errors import ShadowswitchError
-    from shadowswitch.rollouts.store.rollouts import rollout_json
 
     if percent is None and mode is None:
         err.print("give --percent N or --mode off|shadow|canary")
@@ -339,7 +339,7 @@ def rollout_set(
     except ShadowswitchError as exc:
         err.print(f"error: {exc.message}")
         raise typer.Exit(1) from None
-    r = rollout_json(row)
+    r = RolloutOut.of(row).model_dump(mode="json")
     console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}% (breaker {r['breaker']['state']})")
 
 
@@ -351,9 +351,10 @@ def rollout_ramp(
     db: DbOpt = None,
 ) -> None:
     """Start, pause, resume or abort the ramp that raises the percentage by itself."""
+    from shadowswitch.api.responses import RolloutOut
     from shadowswitch.errors import ShadowswitchError
     from shadowswitch.rollouts.ramp import ACTIONS
-    from shadowswitch.rollouts.store.ramps import RampStore, with_ramp
+    from shadowswitch.rollouts.store.ramps import RampStore
 
     if action not in ACTIONS:
         err.print(f"error: action must be one of {', '.join(ACTIONS)}")
@@ -365,7 +366,7 @@ def rollout_ramp(
     except ShadowswitchError as exc:
         err.print(f"error: {exc.message}")
         raise typer.Exit(1) from None
-    r = with_ramp(ramps, row)
+    r = RolloutOut.shown(ramps, row).model_dump(mode="json")
     console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}%; ramp {r['ramp']['text']}")
 
 

@@ -21,7 +21,7 @@ from shadowswitch.errors import NotFound
 from shadowswitch.rollouts.ramp import Check, StepEvidence, elapsed_s, evaluate
 from shadowswitch.rollouts.states import Circuit, RampOutcome, RampState
 from shadowswitch.rollouts.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
-from shadowswitch.rollouts.store.rollouts import as_utc, rollout_json, write_session
+from shadowswitch.rollouts.store.rollouts import as_utc, write_session
 from shadowswitch.store.tables import Decision, Rollout, utcnow
 
 
@@ -100,14 +100,6 @@ class RampStore:
             session.commit()
             session.refresh(row)
             return row
-
-
-def with_ramp(ramps: RampStore, row: Rollout) -> dict[str, Any]:
-    """A rollout's public JSON, its ramp with what a running one waits for."""
-    data = rollout_json(row)
-    if row.ramp_state == RampState.RUNNING:
-        data["ramp"] = ramps.status(row)
-    return data
 
 
 def ramp_statuses(ramps: RampStore, rows: list[Rollout]) -> dict[str, dict[str, Any] | None]:

@@ -6,7 +6,6 @@ import builtins
 import contextlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
@@ -16,7 +15,7 @@ from shadowswitch.errors import NotFound, Unprocessable
 from shadowswitch.policy.models import Policy
 from shadowswitch.rollouts.breaker import BreakerState, reset
 from shadowswitch.rollouts.states import AuditKind, Circuit, RolloutMode
-from shadowswitch.rollouts.store.ramp_state import pause_for_person, ramp_json, start_from_policy
+from shadowswitch.rollouts.store.ramp_state import pause_for_person, start_from_policy
 from shadowswitch.store.tables import AuditEvent, Rollout, utcnow
 
 MODES = tuple(RolloutMode)
@@ -206,42 +205,6 @@ def as_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-def _iso(value: datetime | None) -> str | None:
+def iso(value: datetime | None) -> str | None:
     value = as_utc(value)
     return value.isoformat() if value else None
-
-
-def rollout_json(row: Rollout) -> dict[str, Any]:
-    """The public shape of GET /v1/shadowswitch/rollouts."""
-    breaker = read_breaker(row)
-    return {
-        "task_type": row.task_type,
-        "mode": row.mode,
-        "percent": row.percent,
-        "breaker": {
-            "state": row.breaker_state,
-            "consecutive_failures": row.consecutive_failures,
-            "tripped_at": _iso(row.tripped_at),
-            "reprobe_at": _iso(row.reprobe_at),
-            "reprobe_wait_s": row.reprobe_wait_s,
-            "half_open_successes": row.half_open_successes,
-            "failure_ids": breaker.decision_ids,
-        },
-        "updated_at": _iso(row.updated_at),
-        "ramp": ramp_json(row),
-    }
-
-
-def audit_json(event: AuditEvent) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "at": _iso(event.at),
-        "task_type": event.task_type,
-        "actor": event.actor,
-        "kind": event.kind,
-        "old": {"mode": event.old_mode, "percent": event.old_percent},
-        "new": {"mode": event.new_mode, "percent": event.new_percent},
-        "reason": event.reason,
-        "decision_ids": event.decision_ids or [],
-        "figures": event.figures,
-    }
