@@ -191,7 +191,7 @@ class Story:
         time.sleep(1.0)  # every server sees a change within a second
 
     def show_report(self) -> None:
-        from shadowswitch.cli import report_table, verdict_line
+        from shadowswitch.cli.reports import report_table, verdict_line
 
         report = self.get("/v1/shadowswitch/report")
         for entry in report["task_types"]:
