@@ -7,13 +7,11 @@ classify → rollout route (sticky bucket) → local engine or generative (LiteL
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
@@ -32,10 +30,12 @@ from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
+from shadowswitch.exchange import Context, Incoming, OutcomeSink, Reply, reply_headers, stored_prompt
+from shadowswitch.inflight import InFlight
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
-from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
-from shadowswitch.redact import Redactor, default_redactor, redact_strings, safe_text
+from shadowswitch.policy.models import Policy, PolicySet
+from shadowswitch.redact import Redactor, default_redactor, safe_text
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.breaker import counts_as
 from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_key, should_compare
@@ -48,60 +48,6 @@ from shadowswitch.store.tables import Decision
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
 CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
-MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
-
-
-class OutcomeSink(Protocol):
-    """Where local-path outcomes and incoming tool results go (the breaker and feedback).
-
-    Local events: valid, pending (valid tool calls, awaiting their result), invalid,
-    error, abstain, disagree.
-    """
-
-    async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None: ...
-
-    async def observe_request(self, request: ChatView, policy: Policy | None) -> None: ...
-
-
-@dataclass
-class Incoming:
-    request: ChatView
-    task_header: str | None = None
-    session: str | None = None
-
-
-@dataclass
-class Reply:
-    decision_id: str
-    task_type: str
-    path: str
-    body: dict[str, Any] | None = None
-    stream: AsyncIterator[bytes] | None = None
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return reply_headers(self.decision_id, self.task_type, self.path)
-
-
-@dataclass
-class Context:
-    """One snapshot of everything a request's handling depends on, read once at the start."""
-
-    request: ChatView
-    task_type: str
-    policy: Policy | None
-    upstream: Upstream
-    route: Route
-    sticky: str  # the key the route was bucketed by
-    decision: Decision
-    started: float = field(default_factory=time.perf_counter)
-    upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
-    fill_action: Action | None = None  # chosen locally; the upstream writes its text
-    recorded: bool = False
-    abstained: Choice | None = None  # the local choice the generative path stood in for
-
-    def elapsed_ms(self) -> float:
-        return (time.perf_counter() - self.started) * 1000
 
 
 class Pipeline:
@@ -128,14 +74,12 @@ class Pipeline:
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self.learning = learning  # exemplars from generative answers, learned states to decide with
         self.redact = redact  # applied to stored prompts
-        self._background: set[asyncio.Task[None]] = set()
-        self._comparisons: set[asyncio.Task[None]] = set()
-        self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
+        self.inflight = InFlight()
         self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
 
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
-        self._track_request()
+        self.inflight.track_request()
         if self.outcomes:
             self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
         try:
@@ -391,41 +335,22 @@ class Pipeline:
     def _compare(self, ctx: Context, other: str, work: Any) -> None:
         """Run the other path in the background, never delaying the answer; bounded, and a run
         skipped for want of room is recorded on the decision and counted, not dropped unseen."""
-        if len(self._comparisons) >= MAX_COMPARISONS:
-            work.close()
+        if not self.inflight.compare(work):
             self.recorder.update(ctx.decision.id, shadow={"path": other, "skipped": "comparison queue full"})
             if self.metrics:
                 self.metrics.comparisons_skipped.labels(ctx.task_type).inc()
-            return
-        task = asyncio.create_task(work)
-        self._comparisons.add(task)
-        task.add_done_callback(self._comparisons.discard)
-        self._track(task)
 
     async def _outcome(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
             await self.outcomes.local_outcome(policy, decision_id, event)
 
     def _spawn(self, work: Any) -> None:
-        """Breaker and feedback work: never skipped (the breaker depends on every event)."""
-        self._track(asyncio.create_task(work))
-
-    def _track(self, task: asyncio.Task[None]) -> None:
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    def _track_request(self) -> None:
-        """Shutdown waits for this request's task: its answer, its stream, or its record as cut off."""
-        task = asyncio.current_task()
-        if task is not None and task not in self._requests:
-            self._requests.add(task)
-            task.add_done_callback(self._requests.discard)
+        self.inflight.spawn(work)
 
     async def drain(self) -> None:
         """Shutdown: wait for requests still finishing (the server has cut off any past its own
         wait; they record themselves) and for background shadow/compare runs and breaker events."""
-        while self._background or self._requests:
-            await asyncio.gather(*self._requests, *self._background, return_exceptions=True)
+        await self.inflight.drain()
 
     # -- record --------------------------------------------------------------------------
 
@@ -467,23 +392,8 @@ def unfilled(choice: Choice) -> bool:
     return choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
 
 
-def stored_prompt(request: ChatView, cap: int, redact: Redactor = default_redactor) -> str:
-    """The request's messages as JSON, every string redacted, then cut to `cap` bytes (at a
-    character boundary; redacting first, so a cut never leaves half a card number unmasked)."""
-    text = json.dumps(redact_strings(list(request.messages), redact), ensure_ascii=False)
-    return text.encode()[:cap].decode("utf-8", "ignore")
-
-
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-def reply_headers(decision_id: str, task_type: str, path: str) -> dict[str, str]:
-    return {
-        "X-Shadowswitch-Decision-Id": decision_id,
-        "X-Shadowswitch-Task": task_type,
-        "X-Shadowswitch-Path": path,
-    }
 
 
 async def _replay(chunks: Any) -> AsyncIterator[bytes]:
