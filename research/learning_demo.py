@@ -24,7 +24,7 @@ from examples.demo.simulated import BANNER, MODEL_NAME, Answer, SimulatedModel
 from examples.travel_agent.task_sets import tasks_in
 from examples.travel_agent.tasks import Task
 from research.learning_curve import Traffic, judged
-from shadowswitch.validate import Call, agree
+from shadowswitch.answers.validate import Call, agree
 
 TASK = "travel"
 AGENT_MODEL = "travel-agent"

@@ -24,33 +24,34 @@ from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
 from shadowswitch.api.limits import BodyLimit
 from shadowswitch.durations import parse_since
-from shadowswitch.engines.base import LocalEngine
+from shadowswitch.engines.base import LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.generative import LiteLLMEngine
 from shadowswitch.errors import ShadowswitchError
-from shadowswitch.feedback import Feedback
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.learning.served import ServedMemories
 from shadowswitch.metrics import Metrics
 from shadowswitch.offline import stay_offline
-from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.redact import load_redactor
 from shadowswitch.reload import PolicyReloader
+from shadowswitch.rollouts.feedback import Feedback
+from shadowswitch.rollouts.outcomes import Outcomes
+from shadowswitch.rollouts.store.breaker import BreakerStore
+from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.services import Hooks, Services, Task
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
-from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore
-from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.rollouts import RolloutStore
 from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 
 log = logging.getLogger(__name__)
-LocalFactory = Callable[[], LocalEngine]
+LocalFactory = Callable[[], LocalEngine | ModelEngine]
 
 
 def create_app(
@@ -112,33 +113,36 @@ def create_app(
     state.learning = learning
     state.learner = learner
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def prepare_database() -> None:
         await anyio.to_thread.run_sync(db.upgrade, settings.db_url)
         await anyio.to_thread.run_sync(rollout_store.sync_policies, policies.policies)
-        await live.refresh()
-        await pipeline.generative.warm_up()
-        recorder.start()
-        live.start()
-        memories.start()
-        learner.start()
-        loading = asyncio.create_task(_load_local(state, local_factory, settings))
-        retention = parse_since(settings.retention)
-        pruning = asyncio.create_task(_prune_every_hour(decisions, retention, exemplars))
-        unwatch = _reload_on_sighup(reloader)
+
+    services = Services(
+        [  # started in this order, stopped in reverse
+            Hooks("database", prepare_database, engine.dispose),
+            Hooks("rollouts, first read", live.refresh),
+            Hooks("upstream", pipeline.generative.warm_up),
+            Hooks("decision recorder", recorder.start, recorder.stop),
+            Hooks("live rollouts", live.start, live.stop),
+            Hooks("served memories", memories.start, memories.stop),
+            Hooks("background work", on_stop=lambda: _drain(pipeline, settings.shutdown_timeout_s)),
+            Hooks("learner", learner.start, learner.stop),
+            Hooks("policy reloader", on_stop=reloader.stop),
+            Task(
+                "retention", lambda: _prune_every_hour(decisions, parse_since(settings.retention), exemplars)
+            ),
+            Task("local models", lambda: _load_local(state, local_factory, settings)),
+            ReloadOnSighup(reloader),
+        ]
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await services.start()
         try:
             yield
         finally:
-            unwatch()
-            loading.cancel()
-            pruning.cancel()
-            reloader.stop()
-            learner.stop()
-            await _drain(pipeline, settings.shutdown_timeout_s)
-            await memories.stop()
-            await live.stop()
-            await recorder.stop()
-            engine.dispose()
+            await services.stop()
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
@@ -157,20 +161,29 @@ def app_from_env() -> FastAPI:
     return create_app(Settings())
 
 
-def _reload_on_sighup(reloader: PolicyReloader) -> Callable[[], None]:
-    """SIGHUP reloads the policies, as daemons do; returns what undoes it. Only the main thread
-    may handle signals (not a server a test runs in a thread), and Windows has no SIGHUP."""
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGHUP, reloader.reload_soon, "signal:SIGHUP")
-    except (AttributeError, NotImplementedError, RuntimeError, ValueError):
-        log.debug("SIGHUP not handled here; reload with POST /v1/shadowswitch/policies/reload")
-        return lambda: None
+class ReloadOnSighup:
+    """SIGHUP reloads the policies, as daemons do. Only the main thread may handle signals (not a
+    server a test runs in a thread), and Windows has no SIGHUP: there it does nothing."""
 
-    def unwatch() -> None:
-        loop.remove_signal_handler(signal.SIGHUP)
+    name = "SIGHUP reload"
 
-    return unwatch
+    def __init__(self, reloader: PolicyReloader):
+        self.reloader = reloader
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGHUP, self.reloader.reload_soon, "signal:SIGHUP")
+        except (AttributeError, NotImplementedError, RuntimeError, ValueError):
+            log.debug("SIGHUP not handled here; reload with POST /v1/shadowswitch/policies/reload")
+            return
+        self.loop = loop
+
+    async def stop(self) -> None:
+        if self.loop is not None:
+            self.loop.remove_signal_handler(signal.SIGHUP)
+            self.loop = None
 
 
 async def _drain(pipeline: Pipeline, timeout_s: float) -> None:
@@ -201,7 +214,7 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
         return
     try:
         build = factory or _embedded_factory(settings, state.policies)
-        state.pipeline.local = await anyio.to_thread.run_sync(build)
+        state.pipeline.use_local(await anyio.to_thread.run_sync(build))
         state.models_ready = True
         log.info("local engine ready")
         state.reloader.load_models()  # a reload while these loaded may have named more models

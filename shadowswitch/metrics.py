@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from shadowswitch.rollouts.states import BreakerTransition, Circuit, RolloutMode
 from shadowswitch.store.tables import Decision, Rollout
 
 
@@ -15,9 +16,9 @@ def reason_kind(reason: str) -> str:
     return re.split(r"[\s:]", reason, maxsplit=1)[0]
 
 
-BREAKER_STATES = ("closed", "open", "half_open")
-BREAKER_EVENTS = ("trip", "reprobe", "restore")
-MODES = ("off", "shadow", "canary")
+BREAKER_STATES = tuple(Circuit)
+BREAKER_EVENTS = tuple(BreakerTransition)
+MODES = tuple(RolloutMode)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 

@@ -7,100 +7,47 @@ classify → rollout route (sticky bucket) → local engine or generative (LiteL
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from shadowswitch import openai_format as wire
-from shadowswitch.answers import (
+from shadowswitch.answers import wire
+from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
+from shadowswitch.answers.messages import (
     apply_choice,
-    apply_verdict,
+    apply_validity,
     call_of,
     choice_json,
     local_message,
     same_call,
     same_tool,
 )
-from shadowswitch.breaker import judge
+from shadowswitch.answers.validate import check_answer
 from shadowswitch.bursts import bursts
 from shadowswitch.classify import UNCLASSIFIED, classify
-from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine
-from shadowswitch.engines.engine_set import EngineSet
+from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
+from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
-from shadowswitch.fill import allowed_actions, chosen_action, upstream_request, with_action_text
+from shadowswitch.exchange import Context, Incoming, OutcomeSink, Reply, reply_headers, stored_prompt
+from shadowswitch.inflight import InFlight
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
-from shadowswitch.policy.models import Action, Policy, PolicySet, Upstream
-from shadowswitch.redact import Redactor, default_redactor, redact_strings, safe_text
+from shadowswitch.policy.models import Policy, PolicySet
+from shadowswitch.redact import Redactor, default_redactor, safe_text
 from shadowswitch.request import ChatView
-from shadowswitch.rollout import Route, choose_route, conversation_key, hash_key, should_compare
-from shadowswitch.rollout import sticky_key as make_sticky_key
+from shadowswitch.rollouts.breaker import counts_as
+from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_key, should_compare
+from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
+from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
+from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.store.decisions import DecisionRecorder
-from shadowswitch.store.live import LiveRollouts
 from shadowswitch.store.tables import Decision
-from shadowswitch.validate import check_answer
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
 CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
-MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
-
-
-class OutcomeSink(Protocol):
-    """Where local-path outcomes and incoming tool results go (the breaker and feedback).
-
-    Local events: valid, pending (valid tool calls, awaiting their result), invalid,
-    error, abstain, disagree.
-    """
-
-    async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None: ...
-
-    async def observe_request(self, request: ChatView, policy: Policy | None) -> None: ...
-
-
-@dataclass
-class Incoming:
-    request: ChatView
-    task_header: str | None = None
-    session: str | None = None
-
-
-@dataclass
-class Reply:
-    decision_id: str
-    task_type: str
-    path: str
-    body: dict[str, Any] | None = None
-    stream: AsyncIterator[bytes] | None = None
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return reply_headers(self.decision_id, self.task_type, self.path)
-
-
-@dataclass
-class Context:
-    """One snapshot of everything a request's handling depends on, read once at the start."""
-
-    request: ChatView
-    task_type: str
-    policy: Policy | None
-    upstream: Upstream
-    route: Route
-    sticky: str  # the key the route was bucketed by
-    decision: Decision
-    started: float = field(default_factory=time.perf_counter)
-    upstream_request: dict[str, Any] | None = None  # the request as the upstream should see it
-    fill_action: Action | None = None  # chosen locally; the upstream writes its text
-    recorded: bool = False
-    abstained: Choice | None = None  # the local choice the generative path stood in for
-
-    def elapsed_ms(self) -> float:
-        return (time.perf_counter() - self.started) * 1000
 
 
 class Pipeline:
@@ -110,7 +57,7 @@ class Pipeline:
         generative: GenerativeEngine,
         recorder: DecisionRecorder,
         rollouts: LiveRollouts,
-        local: LocalEngine | None = None,
+        local: LocalEngine | ModelEngine | None = None,
         outcomes: OutcomeSink | None = None,
         metrics: Metrics | None = None,
         prompt_cap: int | None = None,
@@ -121,24 +68,22 @@ class Pipeline:
         self.generative = generative
         self.recorder = recorder
         self.rollouts = rollouts
-        self.local = local
+        self.local = local_engine(local)
         self.outcomes = outcomes
         self.metrics = metrics
         self.prompt_cap = prompt_cap  # None: prompts are not stored (the default)
         self.learning = learning  # exemplars from generative answers, learned states to decide with
         self.redact = redact  # applied to stored prompts
-        self._background: set[asyncio.Task[None]] = set()
-        self._comparisons: set[asyncio.Task[None]] = set()
-        self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
+        self.inflight = InFlight()
         self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
 
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
-        self._track_request()
+        self.inflight.track_request()
         if self.outcomes:
             self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
         try:
-            if ctx.route == "local" and ctx.policy is not None:
+            if ctx.route == Route.LOCAL and ctx.policy is not None:
                 reply = await self._try_local(ctx, ctx.policy)
                 if reply is not None:
                     return reply
@@ -158,15 +103,15 @@ class Pipeline:
         view = self.rollouts.view(task) if task else None
         sticky_kind = policy.rollout.sticky_key if policy else "session"
         key = make_sticky_key(request, incoming.session, sticky_kind)
-        route: Route = choose_route(task, key, view) if task and view else "generative"
-        if route == "local" and not self._local_serves(policy):
-            route = "generative"  # models not loaded (yet): serve, and say so in the record
+        route: Route = choose_route(task, key, view) if task and view else Route.GENERATIVE
+        if route == Route.LOCAL and not self._local_serves(policy):
+            route = Route.GENERATIVE  # models not loaded (yet): serve, and say so in the record
         decision = Decision(
             id=uuid.uuid4().hex,
             task_type=task or UNCLASSIFIED,
-            path="generative",
+            path=DecisionPath.GENERATIVE,
             route=route,
-            mode=view.mode if view else "off",
+            mode=view.mode if view else RolloutMode.OFF,
             sticky_hash=hash_key(key),
             conversation_hash=conversation_key(request),
             stream=request.stream,
@@ -179,9 +124,11 @@ class Pipeline:
 
     def _local_serves(self, policy: Policy | None) -> bool:
         """The local engine is loaded, with this policy's model (one a reload named may be loading)."""
-        if self.local is None or not self.local.ready or policy is None:
-            return False
-        return not isinstance(self.local, EngineSet) or self.local.serves(policy.engine.model)
+        return policy is not None and self.local.ready and self.local.serves(policy.engine.model)
+
+    def use_local(self, engine: LocalEngine | ModelEngine | None) -> None:
+        """Swap the local path in (the models loaded at start) or out (None)."""
+        self.local = local_engine(engine)
 
     # -- local ---------------------------------------------------------------------------
 
@@ -204,29 +151,29 @@ class Pipeline:
             await self._fall_back(ctx, policy, "abstain")
             return None
         if choice.fill_generative:  # the choice is local; the upstream writes the rest
-            ctx.decision.path = "fallback"
+            ctx.decision.path = DecisionPath.FALLBACK
             ctx.upstream_request = upstream_request(ctx.request, choice)
             ctx.fill_action = chosen_action(policy, choice)
             return None
         message = local_message(choice, ctx.request.legacy_functions)
         body = wire.completion(ctx.request.model or "shadowswitch-local", message)
-        verdict = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
-        apply_verdict(ctx.decision, verdict)
-        if not verdict.valid:  # keep what local said beside the generative answer (the ramp counts it)
-            ctx.decision.shadow = {"path": "local", "valid": False, "invalid_reason": verdict.reason}
+        validity = check_answer(ctx.request, body["choices"][0]["message"], allowed_actions(policy))
+        apply_validity(ctx.decision, validity)
+        if not validity.valid:  # keep what local said beside the generative answer (the ramp counts it)
+            ctx.decision.shadow = {"path": "local", "valid": False, "invalid_reason": validity.reason}
             await self._fall_back(ctx, policy, "invalid")
             return None
-        # tool calls are judged by their tool result in the next request (breaker.py)
+        # tool calls are judged by their tool result in the next request (rollouts/breaker.py)
         if not await self._settle(ctx, policy, "pending" if message.get("tool_calls") else "valid"):
-            ctx.decision.path = "fallback"
+            ctx.decision.path = DecisionPath.FALLBACK
             return None
-        ctx.decision.path = "local"
+        ctx.decision.path = DecisionPath.LOCAL
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
             self._compare(ctx, "generative", self._compare_generative(ctx, choice))
         return self._finish(ctx, body)
 
     async def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
-        ctx.decision.path = "fallback"
+        ctx.decision.path = DecisionPath.FALLBACK
         await self._settle(ctx, policy, event)
 
     async def _settle(self, ctx: Context, policy: Policy, event: str) -> bool:
@@ -236,10 +183,10 @@ class Pipeline:
         breaker trips after exactly `consecutive_failures` of them, and a request decided while it
         tripped is neither served locally nor counted (its record says so)."""
         async with self._gates.setdefault(ctx.task_type, asyncio.Lock()):
-            if choose_route(ctx.task_type, ctx.sticky, self.rollouts.view(ctx.task_type)) != "local":
+            if choose_route(ctx.task_type, ctx.sticky, self.rollouts.view(ctx.task_type)) != Route.LOCAL:
                 ctx.decision.abstain_reason = ctx.decision.abstain_reason or BREAKER_OPENED
                 return False
-            if judge(event, policy.breaker) is False:  # a failure: the next request must see it
+            if counts_as(event, policy.breaker) is False:  # a failure: the next request must see it
                 await self._outcome(policy, ctx.decision.id, event)
             else:
                 self._local_event(policy, ctx.decision.id, event)
@@ -267,8 +214,8 @@ class Pipeline:
             raise
         if ctx.fill_action is not None:
             body = with_action_text(body, ctx.fill_action, ctx.decision.arguments or {})
-        verdict = check_answer(ctx.request, wire.message_of(body), allowed_actions(ctx.policy))
-        apply_verdict(ctx.decision, verdict)
+        validity = check_answer(ctx.request, wire.message_of(body), allowed_actions(ctx.policy))
+        apply_validity(ctx.decision, validity)
         self._after_generative(ctx, wire.message_of(body))
         return self._finish(ctx, body)
 
@@ -288,7 +235,7 @@ class Pipeline:
             yield wire.sse(exc.body())
         finally:
             message = joined.message()
-            apply_verdict(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
+            apply_validity(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
             if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
                 ctx.decision.valid = False
             if joined.usage:
@@ -298,14 +245,13 @@ class Pipeline:
             self._record(ctx, message)
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
-        if ctx.route == "shadow" and ctx.policy is not None and self._local_serves(ctx.policy):
+        if ctx.route == Route.SHADOW and ctx.policy is not None and self._local_serves(ctx.policy):
             self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
         if ctx.abstained is not None and ctx.upstream_request is None:
             self._learn(ctx, ctx.abstained, message)  # the upstream answered what the engine would not
 
     async def _decide(self, request: ChatView, policy: Policy) -> Choice:
         """The local engine's choice, with the task type's learned state when one is served."""
-        assert self.local is not None
         memory = self.learning.memory(policy) if self.learning else None
         if memory is None:
             return await self.local.decide(request, policy)
@@ -320,13 +266,15 @@ class Pipeline:
         self, ctx: Context, policy: Policy, choice: Choice, generative: dict[str, Any]
     ) -> None:
         assert self.learning is not None
-        fill = getattr(self.local, "fill_tool", None)
-        if fill is not None and unfilled(choice) and call_of(generative).name == choice.name:
+        if choice.name and unfilled(choice) and call_of(generative).name == choice.name:
             # The engine abstained before filling (the ranking decided it); whether its arguments
             # would have agreed with the upstream's is what learning asks: fill them now, off
             # the request path.
-            filled = await fill(ctx.request, policy, choice.name, self.learning.memory(policy))
-            choice.arguments, choice.sources = filled.arguments, filled.sources
+            filled = await self.local.fill_tool(
+                ctx.request, policy, choice.name, self.learning.memory(policy)
+            )
+            if filled is not None:
+                choice.arguments, choice.sources = filled.arguments, filled.sources
         await self.learning.observe(policy, ctx.decision.id, ctx.request, choice, generative, self.local)
 
     # -- background comparisons ----------------------------------------------------------
@@ -358,8 +306,8 @@ class Pipeline:
             return
         message = wire.message_of(body)
         agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
-        verdict = check_answer(ctx.request, message, allowed_actions(ctx.policy))
-        if verdict.valid and self.learning and ctx.policy is not None:
+        validity = check_answer(ctx.request, message, allowed_actions(ctx.policy))
+        if validity.valid and self.learning and ctx.policy is not None:
             observe = self.learning.observe(
                 ctx.policy, ctx.decision.id, ctx.request, choice, message, self.local
             )
@@ -368,7 +316,7 @@ class Pipeline:
         shadow = {
             "path": "generative",
             "message": message,
-            "valid": verdict.valid,
+            "valid": validity.valid,
             "latency_ms": _ms_since(started),
             "prompt_tokens": usage.get("prompt_tokens"),
             "completion_tokens": usage.get("completion_tokens"),
@@ -387,41 +335,22 @@ class Pipeline:
     def _compare(self, ctx: Context, other: str, work: Any) -> None:
         """Run the other path in the background, never delaying the answer; bounded, and a run
         skipped for want of room is recorded on the decision and counted, not dropped unseen."""
-        if len(self._comparisons) >= MAX_COMPARISONS:
-            work.close()
+        if not self.inflight.compare(work):
             self.recorder.update(ctx.decision.id, shadow={"path": other, "skipped": "comparison queue full"})
             if self.metrics:
                 self.metrics.comparisons_skipped.labels(ctx.task_type).inc()
-            return
-        task = asyncio.create_task(work)
-        self._comparisons.add(task)
-        task.add_done_callback(self._comparisons.discard)
-        self._track(task)
 
     async def _outcome(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
             await self.outcomes.local_outcome(policy, decision_id, event)
 
     def _spawn(self, work: Any) -> None:
-        """Breaker and feedback work: never skipped (the breaker depends on every event)."""
-        self._track(asyncio.create_task(work))
-
-    def _track(self, task: asyncio.Task[None]) -> None:
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    def _track_request(self) -> None:
-        """Shutdown waits for this request's task: its answer, its stream, or its record as cut off."""
-        task = asyncio.current_task()
-        if task is not None and task not in self._requests:
-            self._requests.add(task)
-            task.add_done_callback(self._requests.discard)
+        self.inflight.spawn(work)
 
     async def drain(self) -> None:
         """Shutdown: wait for requests still finishing (the server has cut off any past its own
         wait; they record themselves) and for background shadow/compare runs and breaker events."""
-        while self._background or self._requests:
-            await asyncio.gather(*self._requests, *self._background, return_exceptions=True)
+        await self.inflight.drain()
 
     # -- record --------------------------------------------------------------------------
 
@@ -463,23 +392,8 @@ def unfilled(choice: Choice) -> bool:
     return choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
 
 
-def stored_prompt(request: ChatView, cap: int, redact: Redactor = default_redactor) -> str:
-    """The request's messages as JSON, every string redacted, then cut to `cap` bytes (at a
-    character boundary; redacting first, so a cut never leaves half a card number unmasked)."""
-    text = json.dumps(redact_strings(list(request.messages), redact), ensure_ascii=False)
-    return text.encode()[:cap].decode("utf-8", "ignore")
-
-
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-def reply_headers(decision_id: str, task_type: str, path: str) -> dict[str, str]:
-    return {
-        "X-Shadowswitch-Decision-Id": decision_id,
-        "X-Shadowswitch-Task": task_type,
-        "X-Shadowswitch-Path": path,
-    }
 
 
 async def _replay(chunks: Any) -> AsyncIterator[bytes]:

@@ -29,8 +29,8 @@ from shadowswitch.errors import PolicyError, ServiceUnavailable, ShadowswitchErr
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.policy.diff import PolicyChanges, diff
-from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store.tables import AuditEvent
 
 log = logging.getLogger(__name__)

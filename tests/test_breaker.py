@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from shadowswitch.breaker import (
-    CLOSED,
-    HALF_OPEN,
-    OPEN,
+from shadowswitch.policy.models import Breaker
+from shadowswitch.rollouts.breaker import (
     BreakerState,
     Step,
-    judge,
+    counts_as,
     on_failure,
     on_success,
     on_tick,
     reset,
 )
-from shadowswitch.policy.models import Breaker
+from shadowswitch.rollouts.states import Circuit
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 CONFIG = Breaker(
@@ -44,23 +42,23 @@ def tripped(now: float = 0) -> BreakerState:
 
 
 def test_what_counts() -> None:
-    assert judge("valid", CONFIG) is True and judge("positive", CONFIG) is True
-    assert judge("invalid", CONFIG) is False and judge("error", CONFIG) is False
-    assert judge("negative", CONFIG) is False
-    assert judge("pending", CONFIG) is None  # a tool call waits for its tool result
-    assert judge("abstain", CONFIG) is None and judge("disagree", CONFIG) is None
+    assert counts_as("valid", CONFIG) is True and counts_as("positive", CONFIG) is True
+    assert counts_as("invalid", CONFIG) is False and counts_as("error", CONFIG) is False
+    assert counts_as("negative", CONFIG) is False
+    assert counts_as("pending", CONFIG) is None  # a tool call waits for its tool result
+    assert counts_as("abstain", CONFIG) is None and counts_as("disagree", CONFIG) is None
     counting = CONFIG.model_copy(update={"count_abstain": True, "count_disagreement": True})
-    assert judge("abstain", counting) is False and judge("disagree", counting) is False
+    assert counts_as("abstain", counting) is False and counts_as("disagree", counting) is False
 
 
 def test_trips_after_n_failures_in_a_row_naming_them() -> None:
     state = BreakerState()
     for i, event in enumerate(["invalid", "negative"]):
         step = fail(state, f"d{i}", event=event)
-        assert step.transition is None and step.state.state == CLOSED
+        assert step.transition is None and step.state.state == Circuit.CLOSED
         state = step.state
     step = fail(state, "d2", now=5, event="negative")
-    assert step.transition == "trip" and step.state.state == OPEN
+    assert step.transition == "trip" and step.state.state == Circuit.OPEN
     assert step.state.decision_ids == ["d0", "d1", "d2"]
     assert step.reason == "3 local failures in a row: negative feedback ×2, invalid output"
     assert step.state.tripped_at == at(5) and step.state.reprobe_at == at(65)
@@ -70,7 +68,7 @@ def test_a_success_resets_the_streak() -> None:
     state = fail(fail(BreakerState(), "d0").state, "d1").state
     state = on_success(state, CONFIG).state
     assert state.failures == ()
-    assert fail(fail(state, "d2").state, "d3").state.state == CLOSED
+    assert fail(fail(state, "d2").state, "d3").state.state == Circuit.CLOSED
 
 
 def test_the_same_decision_counts_once() -> None:
@@ -87,7 +85,7 @@ def test_open_ignores_late_verdicts_and_waits() -> None:
 
 def test_half_open_after_the_wait_then_restore_after_successes() -> None:
     step = on_tick(tripped(), at(60))
-    assert step.transition == "reprobe" and step.state.state == HALF_OPEN
+    assert step.transition == "reprobe" and step.state.state == Circuit.HALF_OPEN
     step = on_success(step.state, CONFIG)
     assert step.transition is None and step.state.half_open_successes == 1
     step = on_success(step.state, CONFIG)
@@ -125,9 +123,9 @@ def test_reprobe_zero_stays_open_until_a_person_acts() -> None:
     state = BreakerState()
     for i in range(3):
         state = on_failure(state, config, f"d{i}", "error", T0).state
-    assert state.state == OPEN and state.reprobe_at is None
+    assert state.state == Circuit.OPEN and state.reprobe_at is None
     assert on_tick(state, at(10**9)).state == state
-    assert reset() == BreakerState() and reset().state == CLOSED
+    assert reset() == BreakerState() and reset().state == Circuit.CLOSED
 
 
 def test_a_cap_below_the_first_wait_does_not_shorten_it() -> None:

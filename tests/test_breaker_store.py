@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from shadowswitch.policy.models import Breaker, Policy
+from shadowswitch.rollouts.store.breaker import BreakerStore
+from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store import db
-from shadowswitch.store.breaker import BreakerStore
-from shadowswitch.store.rollouts import RolloutStore
 
 TASK = "pick_tool"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import typer
 
+from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store import db as database
 from shadowswitch.store.decisions import DecisionStore
-from shadowswitch.store.rollouts import RolloutStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

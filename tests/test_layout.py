@@ -1,4 +1,6 @@
-"""The product never imports the lab: research/ imports shadowswitch, never the other way."""
+"""Import directions: the product never imports the lab (research/ imports shadowswitch, never
+the other way); the domains never import the web layer; only the edges touch torch, the network
+or the database."""
 
 from __future__ import annotations
 
@@ -29,6 +31,61 @@ def test_no_product_module_imports_the_lab() -> None:
         if name.split(".")[0] in LAB
     ]
     assert offenders == []
+
+
+WEB_LAYER = (
+    "shadowswitch.api",
+    "shadowswitch.app",
+    "shadowswitch.pipeline",
+    "shadowswitch.cli",
+    "fastapi",
+    "starlette",
+)
+# What touches torch, the network or the database. `sqlalchemy.exc` is not: catching the
+# database's error type is how a pure step says "the database is away".
+EFFECTS = ("torch", "transformers", "litellm", "llama_cpp", "httpx", "openai", "requests", "sqlalchemy")
+EFFECTS += ("sqlmodel", "alembic", "psycopg", "psycopg2", "sqlite3", "huggingface_hub")
+EDGES = ("shadowswitch/engines/", "shadowswitch/store/", "shadowswitch/rollouts/store/")
+# The CLI is a client of a running proxy (httpx) and starts the server: an edge of its own.
+CLIENTS = ("shadowswitch/cli.py", "shadowswitch/cli/")
+
+
+def product_modules(*folders: str) -> list[Path]:
+    return sorted(path for folder in folders for path in (ROOT / "shadowswitch" / folder).rglob("*.py"))
+
+
+def within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_the_domains_never_import_the_web_layer() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in product_modules("analysis", "answers", "rollouts")
+        for name in imported_modules(path)
+        if within(name, WEB_LAYER)
+    ]
+    assert offenders == []
+
+
+def test_only_the_edges_touch_torch_the_network_or_the_database() -> None:
+    offenders = [
+        f"{relative} imports {name}"
+        for path in product_modules("")
+        if not (relative := path.relative_to(ROOT).as_posix()).startswith(EDGES + CLIENTS)
+        for name in imported_modules(path)
+        if within(name, EFFECTS) and not within(name, ("sqlalchemy.exc",))
+    ]
+    assert offenders == []
+
+
+def test_the_layout_test_sees_an_offender(tmp_path: Path) -> None:
+    """The checks above read real imports, nested ones too: a module breaking a rule is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    import torch.nn\n    from shadowswitch.api import chat\n", encoding="utf-8")
+    names = imported_modules(bad)
+    assert any(within(name, EFFECTS) for name in names)
+    assert any(within(name, WEB_LAYER) for name in names)
 
 
 def test_the_lab_imports_the_product_and_not_the_tests() -> None:

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.engines.base import Choice
 from shadowswitch.learning.challenger import compare
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Outcome, Pair, at, decide, fit
 from shadowswitch.learning.memory import Memory, floor_for
 from shadowswitch.request import ChatView
-from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
 
 DIM = 32
 TOOLS = ("get_weather", "get_forecast", "__no_tool__")

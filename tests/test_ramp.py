@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from shadowswitch.analysis.sequential import confidence_sequence
+from shadowswitch.analysis.verdict import Counts
 from shadowswitch.policy.models import Policy, Ramp
-from shadowswitch.ramp import StepEvidence, command, evaluate, next_step, steps_done
-from shadowswitch.sequential import confidence_sequence
-from shadowswitch.verdict import Counts
+from shadowswitch.rollouts.ramp import StepEvidence, command, evaluate, next_step, steps_done
 
 CONFIG = Ramp(min_pairs=200, min_duration="30m", require={"agreement": 0.95})
 HOUR = 3600.0

@@ -23,7 +23,7 @@ from shadowswitch.app import create_app
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from shadowswitch.rollout import bucket
+from shadowswitch.rollouts.routing import bucket
 from shadowswitch.settings import Settings
 from tests.conftest import write_policies
 from tests.servers import running

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
 from shadowswitch.policy.models import Policy
+from shadowswitch.rollouts.store.breaker import BreakerStore
+from shadowswitch.rollouts.store.ramps import RampStore
+from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store import db
-from shadowswitch.store.breaker import BreakerStore
 from shadowswitch.store.decisions import DecisionStore, _Insert
-from shadowswitch.store.ramps import RampStore
-from shadowswitch.store.rollouts import RolloutStore
 from shadowswitch.store.tables import Decision, utcnow
 
 TASK = "pick_tool"

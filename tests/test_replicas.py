@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from shadowswitch.policy.models import Breaker
+from shadowswitch.rollouts.store.breaker import BreakerStore
 from shadowswitch.store import db
-from shadowswitch.store.breaker import BreakerStore
 from tests.conftest import write_policies
 from tests.servers import free_port
 from tests.test_feedback import TASK, eventually, metric

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shadowswitch.request import ChatView
-from shadowswitch.rollout import RolloutView, bucket, choose_route, in_local_group, sticky_key
+from shadowswitch.rollouts.routing import RolloutView, bucket, choose_route, in_local_group, sticky_key
 
 keys = st.text(min_size=1, max_size=40)
 tasks = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=20)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from shadowswitch.sequential import confidence_sequence, pairs_needed
-from shadowswitch.stats import difference, percentiles, rate
-from shadowswitch.verdict import Counts, Evidence, judge, success_comparison
+from shadowswitch.analysis.sequential import confidence_sequence, pairs_needed
+from shadowswitch.analysis.stats import difference, percentiles, rate
+from shadowswitch.analysis.verdict import Counts, Evidence, success_comparison, verdict_for
 
 
 def test_a_rate_carries_its_wilson_interval() -> None:
@@ -46,19 +46,19 @@ def test_pairs_needed_grows_as_the_margin_shrinks() -> None:
 
 
 def test_no_data_is_never_a_pass() -> None:
-    verdict = judge(Evidence(Counts(), Counts(), Counts()))
+    verdict = verdict_for(Evidence(Counts(), Counts(), Counts()))
     assert verdict.kind == "not_enough_data" and "no pairs" in verdict.text
 
 
 def test_verdict_thresholds() -> None:
-    safe = judge(Evidence(Counts(1990, 2000), Counts(950, 1000), Counts(940, 1000), "canary", 5))
+    safe = verdict_for(Evidence(Counts(1990, 2000), Counts(950, 1000), Counts(940, 1000), "canary", 5))
     assert safe.kind == "safe" and "safe to raise to 25%" in safe.text, safe.text
     assert "99.5% of 2000 pairs" in safe.text
-    waiting = judge(Evidence(Counts(37, 38), Counts(), Counts(), "shadow"))
+    waiting = verdict_for(Evidence(Counts(37, 38), Counts(), Counts(), "shadow"))
     assert waiting.kind == "not_enough_data" and "need ~" in waiting.text, waiting.text
-    disagrees = judge(Evidence(Counts(800, 1000), Counts(), Counts(), "canary", 10))
+    disagrees = verdict_for(Evidence(Counts(800, 1000), Counts(), Counts(), "canary", 10))
     assert disagrees.kind == "worse" and "hold at 10%" in disagrees.text, disagrees.text
-    fails = judge(Evidence(Counts(1990, 2000), Counts(700, 1000), Counts(950, 1000), "canary", 25))
+    fails = verdict_for(Evidence(Counts(1990, 2000), Counts(700, 1000), Counts(950, 1000), "canary", 25))
     assert fails.kind == "worse" and "succeeds less often" in fails.text
 
 
@@ -89,7 +89,7 @@ def test_the_verdict_stays_honest_under_continuous_monitoring() -> None:
 
 
 def test_money_saved_is_the_mean_upstream_price_times_the_local_answers() -> None:
-    from shadowswitch.report import saving
+    from shadowswitch.analysis.report import saving
     from shadowswitch.store.tables import Decision
 
     def row(path: str, model: str | None = None, prompt: int = 0, completion: int = 0) -> Decision:

@@ -178,8 +178,8 @@ class Story:
         return summary
 
     def set_rollout(self, mode: str, percent: float | None, reason: str) -> None:
+        from shadowswitch.rollouts.store.rollouts import RolloutStore
         from shadowswitch.store import db as database
-        from shadowswitch.store.rollouts import RolloutStore
 
         RolloutStore(database.make_engine(self.run.db_url)).set(
             TASK_TYPE, actor=f"cli:{getpass.getuser()}", mode=mode, percent=percent, reason=reason
@@ -191,7 +191,7 @@ class Story:
         time.sleep(1.0)  # every server sees a change within a second
 
     def show_report(self) -> None:
-        from shadowswitch.cli import report_table, verdict_line
+        from shadowswitch.cli.reports import report_table, verdict_line
 
         report = self.get("/v1/shadowswitch/report")
         for entry in report["task_types"]:

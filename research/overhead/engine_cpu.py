@@ -38,7 +38,7 @@ MESSAGES = [
 
 
 async def _one(engine: Any, upstream: Any, stream: bool) -> None:
-    from shadowswitch import openai_format as wire
+    from shadowswitch.answers import wire
 
     request: dict[str, Any] = {"model": "bench", "messages": MESSAGES, "max_tokens": 16, "stream": stream}
     if not stream:

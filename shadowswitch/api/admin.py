@@ -12,10 +12,9 @@ import anyio
 from fastapi import APIRouter, Request
 
 from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
-from shadowswitch.api.schemas import FeedbackRequest, RampAction, RolloutChange, parse_json, validated
+from shadowswitch.api.responses import AuditEventOut, ListedRollout, PolicyReload, RolloutOut
+from shadowswitch.api.schemas import FeedbackRequest, RampCommand, RolloutChange, parse_json, validated
 from shadowswitch.errors import NotFound, PolicyError, Unprocessable
-from shadowswitch.store.ramps import with_ramp
-from shadowswitch.store.rollouts import audit_json, rollout_json
 from shadowswitch.store.tables import Decision, Rollout
 
 router = APIRouter(prefix="/v1/shadowswitch")
@@ -41,26 +40,25 @@ async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
 
 
 @router.get("/rollouts", dependencies=READER)
-async def list_rollouts(state: StateDep) -> list[dict[str, Any]]:
-    def read() -> list[dict[str, Any]]:
+async def list_rollouts(state: StateDep) -> list[ListedRollout]:
+    def read() -> list[ListedRollout]:
         return [_public(state, row) for row in state.rollouts.list()]
 
     return await anyio.to_thread.run_sync(read)
 
 
 @router.get("/rollouts/{task}", dependencies=READER)
-async def get_rollout(task: str, state: StateDep) -> dict[str, Any]:
+async def get_rollout(task: str, state: StateDep) -> ListedRollout:
     return await anyio.to_thread.run_sync(lambda: _public(state, state.rollouts.get(task)))
 
 
-def _public(state: AppState, row: Rollout) -> dict[str, Any]:
-    """A rollout's JSON; `configured` false once its policy file is gone (the row is kept, so the
-    task type comes back where it was if the file does)."""
-    return {**with_ramp(state.live.ramps, row), "configured": row.task_type in state.policies.policies}
+def _public(state: AppState, row: Rollout) -> ListedRollout:
+    shown = RolloutOut.shown(state.live.ramps, row)
+    return ListedRollout(**dict(shown), configured=row.task_type in state.policies.policies)
 
 
 @router.put("/rollouts/{task}")
-async def set_rollout(task: str, request: Request, state: StateDep, actor: AdminDep) -> dict[str, Any]:
+async def set_rollout(task: str, request: Request, state: StateDep, actor: AdminDep) -> RolloutOut:
     change = validated(RolloutChange, parse_json(await request.body(), 64 * 1024))
     if change.mode is None and change.percent is None:
         raise Unprocessable("give 'mode', 'percent' or both", param="mode")
@@ -72,17 +70,17 @@ async def set_rollout(task: str, request: Request, state: StateDep, actor: Admin
 
     row = await anyio.to_thread.run_sync(apply)
     state.live.patch(row)  # this replica at once; the others within a refresh
-    return rollout_json(row)
+    return RolloutOut.of(row)
 
 
 @router.post("/rollouts/{task}/ramp")
-async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) -> dict[str, Any]:
+async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) -> RolloutOut:
     """start | pause | resume | abort the task type's ramp; 409 when the action does not apply."""
-    body = validated(RampAction, parse_json(await request.body(), 64 * 1024))
+    body = validated(RampCommand, parse_json(await request.body(), 64 * 1024))
 
-    def apply() -> tuple[Rollout, dict[str, Any]]:
+    def apply() -> tuple[Rollout, RolloutOut]:
         row = state.live.ramps.command(task, body.action, actor, body.reason)
-        return row, with_ramp(state.live.ramps, row)
+        return row, RolloutOut.shown(state.live.ramps, row)
 
     row, shown = await anyio.to_thread.run_sync(apply)
     state.live.patch(row)
@@ -90,27 +88,19 @@ async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) ->
 
 
 @router.get("/audit", dependencies=READER)
-async def audit(state: StateDep, task: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+async def audit(state: StateDep, task: str | None = None, limit: int = 50) -> list[AuditEventOut]:
     events = await anyio.to_thread.run_sync(state.rollouts.audit, task, min(max(limit, 1), 1000))
-    return [audit_json(e) for e in events]
+    return [AuditEventOut.of(e) for e in events]
 
 
 @router.post("/policies/reload")
-async def reload_policies(state: StateDep, actor: AdminDep) -> dict[str, Any]:
+async def reload_policies(state: StateDep, actor: AdminDep) -> PolicyReload:
     """Reload the policy directory; invalid → 422 listing `file:line` problems, the old set serving."""
     try:
         done = await state.reloader.reload(actor)
     except PolicyError as exc:
         raise PoliciesRefused(exc.problems) from None
-    return {
-        "task_types": done.task_types,
-        "added": done.changes.added,
-        "changed": done.changes.changed,
-        "removed": done.changes.removed,
-        "defaults_changed": done.changes.defaults_changed,
-        "audit": [audit_json(e) for e in done.audit],
-        "loading_models": done.loading,
-    }
+    return PolicyReload.of(done)
 
 
 class PoliciesRefused(Unprocessable):

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from shadowswitch.api.deps import AppState, StateDep
 from shadowswitch.api.schemas import ChatRequest, check_chat, openapi_body, parse_json, validated
-from shadowswitch.pipeline import Incoming, Reply
+from shadowswitch.exchange import Incoming, Reply
 from shadowswitch.request import ChatView
 
 router = APIRouter()

@@ -18,13 +18,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from shadowswitch.analysis.report import build_report, rollout_modes
 from shadowswitch.api.deps import AppState, StateDep
+from shadowswitch.api.responses import RolloutOut
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import NotFound
-from shadowswitch.report import build_report, rollout_modes
-from shadowswitch.store.ramps import ramp_statuses
-from shadowswitch.store.rollouts import rollout_json
+from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import Decision, utcnow
 
 HERE = Path(__file__).resolve().parents[1] / "dashboard"
@@ -114,7 +114,10 @@ async def _report(state: AppState, task: str | None) -> tuple[dict[str, Any], di
     rollout_rows = await anyio.to_thread.run_sync(state.rollouts.list)
     ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollout_rows)
     report = build_report(rows, since, until, rollout_modes(rollout_rows), ramps)
-    shown = {r.task_type: {**rollout_json(r), "ramp": ramps.get(r.task_type)} for r in rollout_rows}
+    shown = {
+        r.task_type: {**RolloutOut.of(r).model_dump(mode="json"), "ramp": ramps.get(r.task_type)}
+        for r in rollout_rows
+    }
     return report, shown, rows
 
 

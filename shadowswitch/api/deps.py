@@ -12,14 +12,14 @@ from shadowswitch.errors import Forbidden, Unauthorized
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
-from shadowswitch.outcomes import Outcomes
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy.models import PolicySet
 from shadowswitch.reload import PolicyReloader
+from shadowswitch.rollouts.outcomes import Outcomes
+from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.settings import Settings
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
-from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.rollouts import RolloutStore
 
 
 @dataclass

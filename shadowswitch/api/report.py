@@ -7,12 +7,12 @@ from typing import Any
 import anyio
 from fastapi import APIRouter
 
+from shadowswitch.analysis.report import build_report, rollout_modes
 from shadowswitch.api.deps import READER, StateDep
 from shadowswitch.api.learning import learning_status
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
-from shadowswitch.report import build_report, rollout_modes
-from shadowswitch.store.ramps import ramp_statuses
+from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import utcnow
 
 router = APIRouter(prefix="/v1/shadowswitch")

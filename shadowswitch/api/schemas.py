@@ -107,7 +107,7 @@ class RolloutChange(BaseModel):
     reason: str | None = Field(default=None, max_length=2000)
 
 
-class RampAction(BaseModel):
+class RampCommand(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Literal["start", "pause", "resume", "abort"]
     reason: str | None = Field(default=None, max_length=2000)

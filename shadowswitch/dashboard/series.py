@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from shadowswitch.answers import call_of
-from shadowswitch.stats import rate
+from shadowswitch.analysis.stats import rate
+from shadowswitch.answers.messages import call_of
 from shadowswitch.store.tables import AuditEvent, Decision
 
 BUCKETS = 24  # points over the window on the time charts

@@ -55,11 +55,33 @@ class Choice:
     memory_version: int = 0
 
 
-class LocalEngine(Protocol):
-    """Chooses among candidates. CPU-bound: the pipeline awaits it off the event loop."""
+class ModelEngine(Protocol):
+    """One model's engine (`engines.local.ChoiceEngine`, or a scripted stand-in in a test).
+
+    It may also have `fill_tool` (see `LocalEngine`); one without cannot fill a tool's arguments."""
 
     async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         """`memory`: the task type's served learned state, when it has one (passed only then)."""
+
+    @property
+    def ready(self) -> bool: ...
+
+
+class LocalEngine(Protocol):
+    """What the pipeline needs of the local path (`EngineSet`, or `NullEngine` when there is none).
+
+    CPU-bound: the pipeline awaits it off the event loop."""
+
+    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+        """The choice for this request, by the engine of the policy's model."""
+
+    async def fill_tool(
+        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+    ) -> Choice | None:
+        """The arguments the policy's engine gives `tool`, without ranking; None if it cannot say."""
+
+    def serves(self, model: str) -> bool:
+        """Is the engine for this model loaded and ready?"""
 
     @property
     def ready(self) -> bool: ...

@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import floor_for, learned_constants
 from shadowswitch.policy.models import Engine as EnginePolicy
-from shadowswitch.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
 from shadowswitch.store.tables import EngineState, Exemplar
 

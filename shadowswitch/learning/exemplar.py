@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from shadowswitch.answers import call_of, local_message, same_call
+from shadowswitch.answers.messages import call_of, local_message, same_call
 from shadowswitch.engines.base import Choice
 from shadowswitch.learning.state import TurnState
 from shadowswitch.request import ChatView, message_text

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.answers import call_of
+from shadowswitch.answers.messages import call_of
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.conversation import called_this_turn
 from shadowswitch.learning.exemplar import build_exemplar

@@ -98,3 +98,9 @@ def schema_problem(url: str) -> str | None:
     if current == head:
         return None
     return f"the database schema is at {current or 'nothing (empty)'}, this version needs {head}"
+
+
+def ping(engine: Engine) -> None:
+    """Raise unless the database answers, with our own table: one that lost it cannot be written to."""
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1 FROM rollout LIMIT 1"))

@@ -79,7 +79,7 @@ class Rollout(SQLModel, table=True):
     policy_mode: str | None = Field(default=None, max_length=16)  # last seen in the policy file
     policy_percent: float | None = None
     policy_ramp: Any = Field(default=None, sa_column=Column(JSON))  # the policy's rollout.ramp, last seen
-    ramp_state: str | None = Field(default=None, max_length=16)  # None: never ramped (see ramp.py)
+    ramp_state: str | None = Field(default=None, max_length=16)  # None: never ramped (see rollouts/ramp.py)
     ramp_since: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))  # step began
     ramp_note: str | None = Field(default=None, sa_column=Column(Text))  # why it stopped, or its last move
     updated_at: datetime = _when()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from shadowswitch.sequential import ALPHA, confidence_sequence, pairs_needed
+from shadowswitch.analysis.sequential import ALPHA, confidence_sequence, pairs_needed
 
 Kind = Literal["safe", "worse", "better", "not_enough_data"]
 STEPS = (5.0, 25.0, 50.0, 100.0)  # where "raise to" points next, as a ramp would step
@@ -65,7 +65,7 @@ def success_comparison(local: Counts, generative: Counts, alpha: float = ALPHA) 
     return None
 
 
-def judge(evidence: Evidence, target: float = TARGET_AGREEMENT) -> Verdict:
+def verdict_for(evidence: Evidence, target: float = TARGET_AGREEMENT) -> Verdict:
     pairs = evidence.agreement
     if not pairs.total:
         return Verdict("not_enough_data", "not enough data: no pairs yet (run it in shadow first)")

@@ -3,7 +3,7 @@
 Local events come from the pipeline (valid, pending, invalid, error, abstain,
 disagree); verdicts come from feedback, explicit or in the next request's tool
 results. Only decisions the local path served count. What counts as a success
-or a failure is decided in `shadowswitch.breaker`.
+or a failure is decided in `shadowswitch.rollouts.breaker`.
 
 While the database is away (or slower than `timeout_s`), events are held in memory, in order,
 and the pure state machine runs on this replica's view, so that the local path still reverts
@@ -22,15 +22,16 @@ from dataclasses import dataclass
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.breaker import judge, on_failure, on_success
-from shadowswitch.feedback import Feedback
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
-from shadowswitch.store.breaker import BreakerStore, Change, Written
-from shadowswitch.store.live import LiveRollouts
-from shadowswitch.store.rollouts import read_breaker, write_breaker
+from shadowswitch.rollouts.breaker import counts_as, on_failure, on_success
+from shadowswitch.rollouts.feedback import Feedback
+from shadowswitch.rollouts.states import Circuit, DecisionPath
+from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
+from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.rollouts.store.rollouts import read_breaker, write_breaker
 from shadowswitch.store.tables import Decision, Rollout, utcnow
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class Outcomes:
         self._given_up.set()
 
     async def local_outcome(self, policy: Policy, decision_id: str, event: str) -> None:
-        """An event of the local path on one decision (see breaker.judge for what counts)."""
+        """An event of the local path on one decision (see breaker.counts_as for what counts)."""
         await self._count(policy, decision_id, event)
 
     async def observe_request(self, request: ChatView, policy: Policy | None) -> None:
@@ -86,7 +87,7 @@ class Outcomes:
             await self._judged(row)
 
     async def explicit(self, decision_id: str, success: bool, reason: str | None) -> Decision | None:
-        """POST /feedback: store the verdict, then count it. None: no such decision."""
+        """POST /feedback: store the outcome, then count it. None: no such decision."""
         row = await self.feedback.explicit(decision_id, success, reason)
         if row is not None:
             await self._judged(row)
@@ -96,12 +97,12 @@ class Outcomes:
         if row.success is False and self.learning is not None:
             await self.learning.exclude(row.task_type, row.id)
         policy = self.policies.policies.get(row.task_type)
-        if row.path == "local" and policy is not None and row.success is not None:
+        if row.path == DecisionPath.LOCAL and policy is not None and row.success is not None:
             await self._count(policy, row.id, "positive" if row.success else "negative")
 
     async def _count(self, policy: Policy, decision_id: str, event: str) -> None:
-        verdict = judge(event, policy.breaker)
-        if verdict is None or (verdict and self._nothing_to_reset(policy.task_type)):
+        counted = counts_as(event, policy.breaker)
+        if counted is None or (counted and self._nothing_to_reset(policy.task_type)):
             return
         held = Held(policy.task_type, policy.breaker, decision_id, event)
         if self.held:  # the database was away: keep the order, behind the events held before
@@ -149,7 +150,7 @@ class Outcomes:
         if row is None:
             return
         before = read_breaker(row)
-        if judge(held.event, held.config):
+        if counts_as(held.event, held.config):
             step = on_success(before, held.config)
         else:
             step = on_failure(before, held.config, held.decision_id, held.event, utcnow())
@@ -192,7 +193,7 @@ class Outcomes:
         is then not reset by this success — the next success resets it.
         """
         row = self.live.rows.get(task_type)
-        return row is None or (row.breaker_state == "closed" and row.consecutive_failures == 0)
+        return row is None or (row.breaker_state == Circuit.CLOSED and row.consecutive_failures == 0)
 
     def report(self, change: Change) -> None:
         """Count and log a transition this replica made (each happens on exactly one replica)."""

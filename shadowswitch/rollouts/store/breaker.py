@@ -2,7 +2,7 @@
 
 Replicas report outcomes at the same time; each step locks the task type's
 `rollout` row (SELECT ... FOR UPDATE on PostgreSQL, BEGIN IMMEDIATE on
-SQLite), applies the pure state machine in `shadowswitch.breaker` to what it
+SQLite), applies the pure state machine in `shadowswitch.rollouts.breaker` to what it
 read, and writes the result with its audit record in the same transaction.
 So no count is lost, and a trip (or re-probe, or restore) happens once.
 """
@@ -15,11 +15,12 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from shadowswitch.breaker import BreakerState, Step, judge, on_failure, on_success, on_tick
 from shadowswitch.policy.models import Breaker
-from shadowswitch.rollout import RolloutView
-from shadowswitch.store.ramp_state import abort_for_trip
-from shadowswitch.store.rollouts import audit_event, read_breaker, write_breaker, write_session
+from shadowswitch.rollouts.breaker import BreakerState, Step, counts_as, on_failure, on_success, on_tick
+from shadowswitch.rollouts.routing import RolloutView
+from shadowswitch.rollouts.states import BreakerTransition
+from shadowswitch.rollouts.store.ramp_state import abort_for_trip
+from shadowswitch.rollouts.store.rollouts import audit_event, read_breaker, write_breaker, write_session
 from shadowswitch.store.tables import Rollout, utcnow
 
 ACTOR = "breaker"
@@ -57,10 +58,10 @@ class BreakerStore:
 
     def record(self, task_type: str, config: Breaker, decision_id: str, event: str) -> Written | None:
         """Count one local-path outcome; None when it changed nothing."""
-        verdict = judge(event, config)
-        if verdict is None:
+        counted = counts_as(event, config)
+        if counted is None:
             return None
-        if verdict:
+        if counted:
             return self._apply(task_type, config, lambda s, _now: on_success(s, config))
         return self._apply(task_type, config, lambda s, now: on_failure(s, config, decision_id, event, now))
 
@@ -85,7 +86,9 @@ class BreakerStore:
                 new = (row.mode, _local_percent(row, config))
                 ids = change.decision_ids or None
                 session.add(audit_event(row, now, ACTOR, change.kind, old, new, change.reason, ids))
-                aborted = abort_for_trip(row, now, change.reason) if change.kind == "trip" else None
+                aborted = (
+                    abort_for_trip(row, now, change.reason) if change.kind == BreakerTransition.TRIP else None
+                )
                 if aborted:  # in the trip's transaction: no replica can step the ramp after it
                     session.add(aborted)
             session.add(row)
@@ -95,7 +98,7 @@ class BreakerStore:
 
 
 def _change(row: Rollout, step: Step) -> Change:
-    ids = step.state.decision_ids if step.transition == "trip" else []
+    ids = step.state.decision_ids if step.transition == BreakerTransition.TRIP else []
     kind = step.transition or ""
     return Change(row.task_type, kind, step.reason, ids, row.percent, step.state.reprobe_wait_s)
 

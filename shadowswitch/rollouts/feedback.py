@@ -32,7 +32,7 @@ class Feedback:
         self.recorder = recorder
 
     async def explicit(self, decision_id: str, success: bool, reason: str | None) -> Decision | None:
-        """Record a verdict from outside; it overrides any earlier one. None: no such decision."""
+        """Record an outcome from outside; it overrides any earlier one. None: no such decision."""
         fields = {"success": success, "feedback_reason": reason or ("ok" if success else "failed")}
         return await anyio.to_thread.run_sync(lambda: self.store.update(decision_id, **fields))
 

@@ -22,8 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from shadowswitch.policy.models import Breaker
-
-CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
+from shadowswitch.rollouts.states import BreakerTransition, Circuit
 
 FAILURES = {
     "invalid": "invalid output",
@@ -39,7 +38,7 @@ SUCCESSES = frozenset({"valid", "positive"})
 class BreakerState:
     """One task type's breaker, as stored in its `rollout` row."""
 
-    state: str = CLOSED
+    state: str = Circuit.CLOSED
     failures: tuple[tuple[str, str], ...] = ()  # (decision id, event) of the current streak
     tripped_at: datetime | None = None
     reprobe_at: datetime | None = None  # open → half_open at this time; None: wait for a person
@@ -56,7 +55,7 @@ class Step:
     """The state after an event, and the transition it made, if any."""
 
     state: BreakerState
-    transition: str | None = None  # trip | reprobe | restore
+    transition: BreakerTransition | None = None
     reason: str = ""
 
     @property
@@ -64,7 +63,7 @@ class Step:
         return self.transition is not None
 
 
-def judge(event: str, config: Breaker) -> bool | None:
+def counts_as(event: str, config: Breaker) -> bool | None:
     """True: a success; False: a failure; None: the event does not count (pending, or not counted)."""
     if event in SUCCESSES:
         return True
@@ -77,10 +76,10 @@ def judge(event: str, config: Breaker) -> bool | None:
 
 def on_failure(s: BreakerState, config: Breaker, decision_id: str, event: str, now: datetime) -> Step:
     """Count a failure; trip at the threshold, or at once while re-probing."""
-    if s.state == OPEN or decision_id in s.decision_ids:
+    if s.state == Circuit.OPEN or decision_id in s.decision_ids:
         return Step(s)  # already reverted, or the same decision reported twice
     failures = (*s.failures, (decision_id, event))
-    if s.state == HALF_OPEN:
+    if s.state == Circuit.HALF_OPEN:
         wait = _next_wait(s.reprobe_wait_s, config)
         reason = f"failed while re-probing ({FAILURES.get(event, event)}) on decision {decision_id}"
         return _trip(failures, wait, now, reason)
@@ -91,22 +90,22 @@ def on_failure(s: BreakerState, config: Breaker, decision_id: str, event: str, n
 
 def on_success(s: BreakerState, config: Breaker) -> Step:
     """A success ends a streak; enough of them while re-probing restore the rollout."""
-    if s.state == OPEN:
-        return Step(s)  # a late verdict on a decision made before the trip
-    if s.state == CLOSED:
+    if s.state == Circuit.OPEN:
+        return Step(s)  # a late outcome of a decision made before the trip
+    if s.state == Circuit.CLOSED:
         return Step(replace(s, failures=()))
     successes = s.half_open_successes + 1
     if successes >= config.restore_after_successes:
-        return Step(BreakerState(), "restore", f"{successes} successes while re-probing")
+        return Step(BreakerState(), BreakerTransition.RESTORE, f"{successes} successes while re-probing")
     return Step(replace(s, failures=(), half_open_successes=successes))
 
 
 def on_tick(s: BreakerState, now: datetime) -> Step:
     """Time passes: an open breaker whose wait is over starts re-probing."""
-    if s.state != OPEN or s.reprobe_at is None or now < s.reprobe_at:
+    if s.state != Circuit.OPEN or s.reprobe_at is None or now < s.reprobe_at:
         return Step(s)
-    half_open = replace(s, state=HALF_OPEN, failures=(), half_open_successes=0, reprobe_at=None)
-    return Step(half_open, "reprobe", f"re-probing after {s.reprobe_wait_s:g} s")
+    half_open = replace(s, state=Circuit.HALF_OPEN, failures=(), half_open_successes=0, reprobe_at=None)
+    return Step(half_open, BreakerTransition.REPROBE, f"re-probing after {s.reprobe_wait_s:g} s")
 
 
 def reset() -> BreakerState:
@@ -123,8 +122,8 @@ def streak_reason(failures: tuple[tuple[str, str], ...]) -> str:
 
 def _trip(failures: tuple[tuple[str, str], ...], wait: float, now: datetime, reason: str) -> Step:
     reprobe_at = now + timedelta(seconds=wait) if wait > 0 else None
-    state = BreakerState(OPEN, failures, now, reprobe_at, wait or None, 0)
-    return Step(state, "trip", reason)
+    state = BreakerState(Circuit.OPEN, failures, now, reprobe_at, wait or None, 0)
+    return Step(state, BreakerTransition.TRIP, reason)
 
 
 def _next_wait(previous: float | None, config: Breaker) -> float:

@@ -6,19 +6,19 @@ import builtins
 import contextlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from shadowswitch.breaker import BreakerState, reset
 from shadowswitch.errors import NotFound, Unprocessable
 from shadowswitch.policy.models import Policy
-from shadowswitch.store.ramp_state import pause_for_person, ramp_json, start_from_policy
+from shadowswitch.rollouts.breaker import BreakerState, reset
+from shadowswitch.rollouts.states import AuditKind, Circuit, RolloutMode
+from shadowswitch.rollouts.store.ramp_state import pause_for_person, start_from_policy
 from shadowswitch.store.tables import AuditEvent, Rollout, utcnow
 
-MODES = ("off", "shadow", "canary")
+MODES = tuple(RolloutMode)
 Setting = tuple[str | None, float | None]  # (mode, percent) as the audit log shows it
 
 
@@ -59,12 +59,12 @@ class RolloutStore:
                 row = session.get(Rollout, task_type, with_for_update=True)
                 if row is None:
                     row = Rollout(task_type=task_type, mode=wanted[0], percent=wanted[1])
-                    events.append(self._event(row, "policy", "seed", (None, None), "first start"))
+                    events.append(self._event(row, "policy", AuditKind.SEED, (None, None), "first start"))
                 elif (row.policy_mode, row.policy_percent) != wanted:
                     old = (row.mode, row.percent)
                     row.mode, row.percent = wanted
                     reason = f"policy file changed rollout to {wanted[0]} {wanted[1]:g}%"
-                    events.append(self._event(row, "policy", "policy", old, _closing(row, reason)))
+                    events.append(self._event(row, "policy", AuditKind.POLICY, old, _closing(row, reason)))
                     events += filter(None, [pause_for_person(row, "policy", self.clock())])
                 elif row.policy_ramp == ramp:
                     continue
@@ -105,12 +105,12 @@ class RolloutStore:
             if row is None:
                 raise NotFound(f"no rollout for task type {task_type!r}", param="task")
             old = (row.mode, row.percent)
-            if percent is not None and mode is None and row.mode == "off" and percent > 0:
-                mode = "canary"  # asking for a share served locally means canary
+            if percent is not None and mode is None and row.mode == RolloutMode.OFF and percent > 0:
+                mode = RolloutMode.CANARY  # asking for a share served locally means canary
             row.mode = mode if mode is not None else row.mode
             row.percent = percent if percent is not None else row.percent
             row.updated_at = self.clock()
-            session.add(self._event(row, actor, "set", old, _closing(row, reason)))
+            session.add(self._event(row, actor, AuditKind.SET, old, _closing(row, reason)))
             paused = pause_for_person(row, actor, self.clock())  # a person's word wins over the ramp
             if paused:
                 session.add(paused)
@@ -141,7 +141,7 @@ def _closing(row: Rollout, reason: str | None) -> str | None:
     """Close the breaker (a person acted) and say so in the audit reason when it was not closed."""
     was = row.breaker_state
     write_breaker(row, reset())
-    if was == "closed":
+    if was == Circuit.CLOSED:
         return reason
     note = f"closes the {was.replace('_', '-')} breaker"
     return f"{reason} ({note})" if reason else note
@@ -205,42 +205,6 @@ def as_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-def _iso(value: datetime | None) -> str | None:
+def iso(value: datetime | None) -> str | None:
     value = as_utc(value)
     return value.isoformat() if value else None
-
-
-def rollout_json(row: Rollout) -> dict[str, Any]:
-    """The public shape of GET /v1/shadowswitch/rollouts."""
-    breaker = read_breaker(row)
-    return {
-        "task_type": row.task_type,
-        "mode": row.mode,
-        "percent": row.percent,
-        "breaker": {
-            "state": row.breaker_state,
-            "consecutive_failures": row.consecutive_failures,
-            "tripped_at": _iso(row.tripped_at),
-            "reprobe_at": _iso(row.reprobe_at),
-            "reprobe_wait_s": row.reprobe_wait_s,
-            "half_open_successes": row.half_open_successes,
-            "failure_ids": breaker.decision_ids,
-        },
-        "updated_at": _iso(row.updated_at),
-        "ramp": ramp_json(row),
-    }
-
-
-def audit_json(event: AuditEvent) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "at": _iso(event.at),
-        "task_type": event.task_type,
-        "actor": event.actor,
-        "kind": event.kind,
-        "old": {"mode": event.old_mode, "percent": event.old_percent},
-        "new": {"mode": event.new_mode, "percent": event.new_percent},
-        "reason": event.reason,
-        "decision_ids": event.decision_ids or [],
-        "figures": event.figures,
-    }

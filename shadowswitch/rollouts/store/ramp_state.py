@@ -11,19 +11,8 @@ from typing import Any
 
 from shadowswitch.errors import Conflict
 from shadowswitch.policy.models import Ramp
-from shadowswitch.ramp import (
-    ABORTED,
-    DONE,
-    HELD,
-    PAUSED,
-    REVERTED,
-    RUNNING,
-    STOPPED,
-    Check,
-    command,
-    next_step,
-    steps_done,
-)
+from shadowswitch.rollouts.ramp import STOPPED, Check, command, next_step, steps_done
+from shadowswitch.rollouts.states import AuditKind, Circuit, RampAction, RampOutcome, RampState, RolloutMode
 from shadowswitch.store.tables import AuditEvent, Rollout
 
 ACTOR = "ramp"
@@ -36,7 +25,7 @@ def ramp_config(row: Rollout) -> Ramp:
 
 
 def position(mode: str | None, percent: float | None) -> str:
-    return f"canary {percent or 0:g}%" if mode == "canary" else str(mode)
+    return f"canary {percent or 0:g}%" if mode == RolloutMode.CANARY else str(mode)
 
 
 def ramp_event(
@@ -70,7 +59,7 @@ def apply_command(row: Rollout, action: str, actor: str, reason: str | None, now
         state = command(row.ramp_state, action)
     except ValueError as exc:
         raise Conflict(str(exc), param="action") from None
-    if state != RUNNING:
+    if state != RampState.RUNNING:
         row.ramp_state, row.ramp_note = state, reason or f"{state} by {actor}"
         row.updated_at = now
         return ramp_event(row, now, actor, f"ramp_{action}", reason)
@@ -80,7 +69,7 @@ def apply_command(row: Rollout, action: str, actor: str, reason: str | None, now
 def _run(row: Rollout, action: str, actor: str, reason: str | None, now: datetime) -> AuditEvent:
     """Start or resume from where the rollout is: a fresh window at its current step."""
     steps = ramp_config(row).steps
-    if row.breaker_state != "closed":
+    if row.breaker_state != Circuit.CLOSED:
         raise Conflict(
             f"the breaker is {row.breaker_state}: set the rollout (which closes it) before the ramp",
             param="action",
@@ -89,10 +78,10 @@ def _run(row: Rollout, action: str, actor: str, reason: str | None, now: datetim
     if upcoming is None:
         raise Conflict(f"already at {row.percent:g}%, the ramp's last step", param="action")
     moved = None
-    if row.mode == "off":  # a ramp begins in shadow: both paths answer, nothing served locally yet
-        moved = (("off", row.percent), ("shadow", 0.0))
-        row.mode, row.percent = "shadow", 0.0
-    row.ramp_state, row.ramp_since, row.updated_at = RUNNING, now, now
+    if row.mode == RolloutMode.OFF:  # a ramp begins in shadow: both paths answer, nothing served locally yet
+        moved = ((RolloutMode.OFF, row.percent), (RolloutMode.SHADOW, 0.0))
+        row.mode, row.percent = RolloutMode.SHADOW, 0.0
+    row.ramp_state, row.ramp_since, row.updated_at = RampState.RUNNING, now, now
     said = f"from {position(row.mode, row.percent)}, next {upcoming:g}% (steps {_steps(steps)})"
     row.ramp_note = reason
     return ramp_event(row, now, actor, f"ramp_{action}", f"{said}: {reason}" if reason else said, moved)
@@ -100,20 +89,20 @@ def _run(row: Rollout, action: str, actor: str, reason: str | None, now: datetim
 
 def pause_for_person(row: Rollout, actor: str, now: datetime) -> AuditEvent | None:
     """A person changed the rollout by hand: their word wins, the ramp waits for `resume`."""
-    if row.ramp_state != RUNNING:
+    if row.ramp_state != RampState.RUNNING:
         return None
-    row.ramp_state = PAUSED
+    row.ramp_state = RampState.PAUSED
     row.ramp_note = f"{actor} changed the rollout by hand; `rollout ramp {row.task_type} resume` goes on"
-    return ramp_event(row, now, actor, "ramp_pause", f"paused: {row.ramp_note}")
+    return ramp_event(row, now, actor, AuditKind.RAMP_PAUSE, f"paused: {row.ramp_note}")
 
 
 def abort_for_trip(row: Rollout, now: datetime, reason: str) -> AuditEvent | None:
     """The breaker tripped: the ramp ends, and does not come back when the breaker restores."""
-    if row.ramp_state not in (RUNNING, *STOPPED):
+    if row.ramp_state not in (RampState.RUNNING, *STOPPED):
         return None
-    row.ramp_state = ABORTED
+    row.ramp_state = RampState.ABORTED
     row.ramp_note = f"the breaker tripped ({reason}); it does not resume when the breaker restores"
-    return ramp_event(row, now, "breaker", "ramp_abort", f"aborted: {row.ramp_note}")
+    return ramp_event(row, now, "breaker", AuditKind.RAMP_ABORT, f"aborted: {row.ramp_note}")
 
 
 def start_from_policy(row: Rollout, now: datetime) -> AuditEvent | None:
@@ -121,7 +110,7 @@ def start_from_policy(row: Rollout, now: datetime) -> AuditEvent | None:
     if row.ramp_state is not None or not row.policy_ramp:
         return None
     try:
-        return _run(row, "start", "policy", "the policy has a ramp", now)
+        return _run(row, RampAction.START, "policy", "the policy has a ramp", now)
     except Conflict:
         return None  # already at the last step, or the breaker is not closed: nothing to ramp
 
@@ -131,26 +120,28 @@ def apply_check(row: Rollout, check: Check, now: datetime, on_fail: str) -> Audi
     steps = ramp_config(row).steps
     old: Setting = (row.mode, row.percent)
     row.updated_at = now
-    if check.outcome == "advance":
+    if check.outcome == RampOutcome.ADVANCE:
         target = next_step(steps, row.mode, row.percent)
         assert target is not None  # evaluated only while a step remains
-        row.mode, row.percent, row.ramp_since = "canary", target, now
+        row.mode, row.percent, row.ramp_since = RolloutMode.CANARY, target, now
         last = next_step(steps, row.mode, row.percent) is None
-        row.ramp_state = DONE if last else RUNNING
+        row.ramp_state = RampState.DONE if last else RampState.RUNNING
         said = f"{position(*old)} → {target:g}%{' (the last step: ramp done)' if last else ''}"
         row.ramp_note = f"{said}: {check.reason}"
         return ramp_event(
-            row, now, ACTOR, "ramp_step", row.ramp_note, (old, (row.mode, target)), check.figures
+            row, now, ACTOR, AuditKind.RAMP_STEP, row.ramp_note, (old, (row.mode, target)), check.figures
         )
     if on_fail == "revert":
-        row.mode, row.percent, row.ramp_state = "shadow", 0.0, REVERTED
+        row.mode, row.percent, row.ramp_state = RolloutMode.SHADOW, 0.0, RampState.REVERTED
         row.ramp_note = f"{check.reason}; `rollout ramp {row.task_type} resume` starts over from shadow"
         said = f"reverted from {position(*old)} to shadow: {check.reason}"
-        return ramp_event(row, now, ACTOR, "ramp_revert", said, (old, ("shadow", 0.0)), check.figures)
-    row.ramp_state = HELD
+        return ramp_event(
+            row, now, ACTOR, AuditKind.RAMP_REVERT, said, (old, (RolloutMode.SHADOW, 0.0)), check.figures
+        )
+    row.ramp_state = RampState.HELD
     row.ramp_note = f"{check.reason}; `rollout ramp {row.task_type} resume` judges the step afresh"
     said = f"held at {position(*old)}: {check.reason}"
-    return ramp_event(row, now, ACTOR, "ramp_hold", said, figures=check.figures)
+    return ramp_event(row, now, ACTOR, AuditKind.RAMP_HOLD, said, figures=check.figures)
 
 
 def ramp_json(row: Rollout, check: Check | None = None) -> dict[str, Any] | None:
@@ -158,7 +149,7 @@ def ramp_json(row: Rollout, check: Check | None = None) -> dict[str, Any] | None
     if row.ramp_state is None:
         return None
     steps = ramp_config(row).steps
-    upcoming = next_step(steps, row.mode, row.percent) if row.ramp_state != DONE else None
+    upcoming = next_step(steps, row.mode, row.percent) if row.ramp_state != RampState.DONE else None
     since = (
         row.ramp_since
         if row.ramp_since is None or row.ramp_since.tzinfo
@@ -181,11 +172,11 @@ def ramp_json(row: Rollout, check: Check | None = None) -> dict[str, Any] | None
 def ramp_text(row: Rollout, data: dict[str, Any]) -> str:
     """One line: where the ramp is and what it waits for, or why it stopped."""
     where = f"step {data['step']} of {len(data['steps'])} ({position(row.mode, row.percent)})"
-    if data["state"] == RUNNING:
+    if data["state"] == RampState.RUNNING:
         then = f", next {data['next_percent']:g}%" if data["next_percent"] is not None else ""
         waits = f" — waits for {'; '.join(data['waiting'])}" if data["waiting"] else ""
         return f"running: {where}{then}{waits}"
-    if data["state"] == DONE:
+    if data["state"] == RampState.DONE:
         return f"done: {where}"
     return f"{data['state']}: {where}" + (f" — {data['note']}" if data["note"] else "")
 

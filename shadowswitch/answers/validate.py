@@ -14,7 +14,7 @@ from shadowswitch.request import ChatView
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Validity:
     valid: bool
     reason: str | None = None
     chosen: str | None = None  # tool name or action, for the record
@@ -31,7 +31,7 @@ class Call:
 
 def check_answer(
     request: ChatView, message: dict[str, Any], allowed_actions: set[str] | None = None
-) -> Verdict:
+) -> Validity:
     """Validate an assistant message against what the request offered."""
     functions = called_functions(message)
     if functions:
@@ -50,50 +50,50 @@ def called_functions(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [(call.get("function") or {}) if isinstance(call, dict) else {} for call in calls]
 
 
-def _check_tool_calls(offered: dict[str, Any], functions: list[dict[str, Any]]) -> Verdict:
+def _check_tool_calls(offered: dict[str, Any], functions: list[dict[str, Any]]) -> Validity:
     first = None
     for function in functions:
         name = function.get("name")
         if name not in offered:
-            return Verdict(False, f"tool {name!r} was not offered", name)
+            return Validity(False, f"tool {name!r} was not offered", name)
         try:
             arguments = json.loads(function.get("arguments") or "{}")
         except (TypeError, json.JSONDecodeError) as exc:
-            return Verdict(False, f"arguments of {name} are not JSON: {exc}", name)
+            return Validity(False, f"arguments of {name} are not JSON: {exc}", name)
         problem = schema_problem(offered[name], arguments)
         if problem:
-            return Verdict(False, f"arguments of {name}: {problem}", name, arguments)
-        first = first or Verdict(True, None, name, arguments)
-    return first or Verdict(False, "empty tool_calls")
+            return Validity(False, f"arguments of {name}: {problem}", name, arguments)
+        first = first or Validity(True, None, name, arguments)
+    return first or Validity(False, "empty tool_calls")
 
 
-def _check_action(content: Any, allowed: set[str]) -> Verdict:
+def _check_action(content: Any, allowed: set[str]) -> Validity:
     try:
         parsed = json.loads(content) if isinstance(content, str) else None
     except json.JSONDecodeError as exc:
-        return Verdict(False, f"content is not JSON: {exc}")
+        return Validity(False, f"content is not JSON: {exc}")
     if not isinstance(parsed, dict) or parsed.get("action") not in allowed:
         action = parsed.get("action") if isinstance(parsed, dict) else None
-        return Verdict(False, f"action {action!r} is not allowed", action)
-    return Verdict(True, None, parsed["action"], parsed.get("action_input"))
+        return Validity(False, f"action {action!r} is not allowed", action)
+    return Validity(True, None, parsed["action"], parsed.get("action_input"))
 
 
-def _check_format(response_format: Any, content: Any) -> Verdict:
+def _check_format(response_format: Any, content: Any) -> Validity:
     kind = response_format.get("type") if isinstance(response_format, dict) else None
     if kind not in ("json_object", "json_schema"):
-        return Verdict(content is not None, None if content is not None else "no content")
+        return Validity(content is not None, None if content is not None else "no content")
     try:
         parsed = json.loads(content) if isinstance(content, str) else None
     except json.JSONDecodeError as exc:
-        return Verdict(False, f"content is not JSON: {exc}")
+        return Validity(False, f"content is not JSON: {exc}")
     if kind == "json_schema":
         schema = (response_format.get("json_schema") or {}).get("schema") or {}
         problem = schema_problem(schema, parsed)
         if problem:
-            return Verdict(False, problem, None, parsed)
+            return Validity(False, problem, None, parsed)
     elif not isinstance(parsed, dict):
-        return Verdict(False, "content is not a JSON object")
-    return Verdict(True, None, None, parsed)
+        return Validity(False, "content is not a JSON object")
+    return Validity(True, None, None, parsed)
 
 
 def schema_problem(schema: dict[str, Any], value: Any) -> str | None:
@@ -136,4 +136,4 @@ def normalise(value: Any) -> Any:
     return value
 
 
-__all__ = ["Call", "ValidationError", "Verdict", "agree", "check_answer", "schema_problem"]
+__all__ = ["Call", "ValidationError", "Validity", "agree", "check_answer", "schema_problem"]

@@ -1,7 +1,7 @@
 """The ramp's decisions, pure: given a step's evidence and the policy, advance, wait or fail.
 
 A ramp moves a task type from shadow through `steps` (canary percents) while the evidence at
-each step passes. Evidence is read with the anytime-valid bounds of `sequential.py`, the same
+each step passes. Evidence is read with the anytime-valid bounds of `analysis/sequential.py`, the same
 ones the verdict uses, so checking it every few seconds does not turn a lucky run into a pass:
 - fail at once, whatever the step's age, when the evidence says worse beyond doubt: agreement
   below the target, local success worse than generative, or validity below its floor;
@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
+from shadowswitch.analysis.sequential import confidence_sequence
+from shadowswitch.analysis.verdict import Counts, success_comparison
 from shadowswitch.policy.models import Ramp
-from shadowswitch.sequential import confidence_sequence
-from shadowswitch.verdict import Counts, success_comparison
+from shadowswitch.rollouts.states import RampAction, RampOutcome, RampState, RolloutMode
 
 RUNNING, PAUSED, HELD, REVERTED, ABORTED, DONE = "running", "paused", "held", "reverted", "aborted", "done"
-STOPPED = (PAUSED, HELD, REVERTED)  # a person may resume these
-ACTIONS = ("start", "pause", "resume", "abort")
-Outcome = Literal["advance", "wait", "fail"]
+STOPPED = (RampState.PAUSED, RampState.HELD, RampState.REVERTED)  # a person may resume these
+ACTIONS = tuple(RampAction)
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class StepEvidence:
 
 @dataclass(frozen=True)
 class Check:
-    outcome: Outcome
+    outcome: RampOutcome
     reason: str  # a sentence with the figures
     waiting: list[str] = field(default_factory=list)  # what a waiting ramp still needs
     figures: dict[str, Any] = field(default_factory=dict)  # kept on the audit event
@@ -48,14 +48,14 @@ class Check:
 
 def next_step(steps: list[float], mode: str, percent: float) -> float | None:
     """The percent the ramp goes to next from this rollout; None past the last step."""
-    if mode != "canary":
+    if mode != RolloutMode.CANARY:
         return steps[0]
     return next((s for s in steps if s > percent), None)
 
 
 def steps_done(steps: list[float], mode: str, percent: float) -> int:
     """How many of the steps the rollout has reached (0 in shadow)."""
-    return 0 if mode != "canary" else sum(1 for s in steps if s <= percent)
+    return 0 if mode != RolloutMode.CANARY else sum(1 for s in steps if s <= percent)
 
 
 def evaluate(config: Ramp, evidence: StepEvidence, elapsed_s: float) -> Check:
@@ -63,31 +63,31 @@ def evaluate(config: Ramp, evidence: StepEvidence, elapsed_s: float) -> Check:
     figures = _figures(config, evidence, elapsed_s)
     failed = _failure(config, evidence)
     if failed:
-        return Check("fail", f"{failed}: {_summary(config, evidence)}", figures=figures)
+        return Check(RampOutcome.FAIL, f"{failed}: {_summary(config, evidence)}", figures=figures)
     waiting = _waiting(config, evidence, elapsed_s)
     if waiting:
-        return Check("wait", "waits for " + "; ".join(waiting), waiting, figures)
-    return Check("advance", _summary(config, evidence), figures=figures)
+        return Check(RampOutcome.WAIT, "waits for " + "; ".join(waiting), waiting, figures)
+    return Check(RampOutcome.ADVANCE, _summary(config, evidence), figures=figures)
 
 
 def command(state: str | None, action: str) -> str:
     """The ramp state after a person's action; ValueError says why the action does not apply."""
-    if action == "start":
-        if state == RUNNING:
+    if action == RampAction.START:
+        if state == RampState.RUNNING:
             raise ValueError("the ramp is already running")
-        return RUNNING
-    if action == "resume":
+        return RampState.RUNNING
+    if action == RampAction.RESUME:
         if state not in STOPPED:
             raise ValueError(f"nothing to resume: the ramp is {state or 'not started'} (use start)")
-        return RUNNING
-    if action == "pause":
-        if state != RUNNING:
+        return RampState.RUNNING
+    if action == RampAction.PAUSE:
+        if state != RampState.RUNNING:
             raise ValueError(f"nothing to pause: the ramp is {state or 'not started'}")
-        return PAUSED
-    if action == "abort":
-        if state not in (RUNNING, *STOPPED):
+        return RampState.PAUSED
+    if action == RampAction.ABORT:
+        if state not in (RampState.RUNNING, *STOPPED):
             raise ValueError(f"nothing to abort: the ramp is {state or 'not started'}")
-        return ABORTED
+        return RampState.ABORTED
     raise ValueError(f"action must be one of {', '.join(ACTIONS)}")
 
 

@@ -7,10 +7,10 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from shadowswitch import openai_format as wire
+from shadowswitch.answers import wire
+from shadowswitch.answers.validate import Call, Validity, agree, called_functions
 from shadowswitch.engines.base import Choice
 from shadowswitch.store.tables import Decision
-from shadowswitch.validate import Call, Verdict, agree, called_functions
 
 
 def local_message(choice: Choice, legacy_functions: bool = False) -> dict[str, Any]:
@@ -42,12 +42,12 @@ def apply_choice(decision: Decision, choice: Choice) -> None:
     decision.timings_ms = {k: round(v, 3) for k, v in choice.timings_ms.items()}
 
 
-def apply_verdict(decision: Decision, verdict: Verdict) -> None:
-    decision.valid = verdict.valid
-    decision.invalid_reason = verdict.reason
+def apply_validity(decision: Decision, validity: Validity) -> None:
+    decision.valid = validity.valid
+    decision.invalid_reason = validity.reason
     if decision.chosen is None:
-        decision.chosen = verdict.chosen
-        decision.arguments = verdict.arguments
+        decision.chosen = validity.chosen
+        decision.arguments = validity.arguments
 
 
 def call_of(message: dict[str, Any]) -> Call:

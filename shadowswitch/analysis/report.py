@@ -7,14 +7,15 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from shadowswitch.answers import call_of
+from shadowswitch.analysis.pricing import price_per_token
+from shadowswitch.analysis.stats import Rate, difference, percentiles, rate
+from shadowswitch.analysis.verdict import Counts, Evidence, verdict_for
+from shadowswitch.answers.messages import call_of
 from shadowswitch.metrics import reason_kind
-from shadowswitch.pricing import price_per_token
-from shadowswitch.stats import Rate, difference, percentiles, rate
+from shadowswitch.rollouts.states import DecisionPath
 from shadowswitch.store.tables import Decision, Rollout
-from shadowswitch.verdict import Counts, Evidence, judge
 
-PATHS = ("local", "generative", "fallback")
+PATHS: tuple[str, ...] = tuple(DecisionPath)
 NO_TOOL = "__no_tool__"
 
 
@@ -102,7 +103,7 @@ def task_report(
         "speedup": _speedup(paths),
         "saving": saving(rows, days),
         "shadow_runs": shadow_stats(rows),
-        "verdict": judge(evidence).json(),
+        "verdict": verdict_for(evidence).json(),
         "ramp": ramp,  # the ramp's step and what it waits for (its own window: since the step began)
     }
 

@@ -5,28 +5,26 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Literal
 
 from shadowswitch.request import ChatView
-
-Route = Literal["generative", "local", "shadow"]
+from shadowswitch.rollouts.states import Circuit, RolloutMode, Route
 
 
 @dataclass(frozen=True)
 class RolloutView:
     """What the pipeline needs of a task type's live rollout state."""
 
-    mode: str  # off | shadow | canary
+    mode: str  # a RolloutMode
     percent: float
-    breaker_state: str = "closed"  # closed | open | half_open
+    breaker_state: str = Circuit.CLOSED
     reprobe_percent: float = 0.0
 
     @property
     def local_percent(self) -> float:
         """The share of keys served locally right now, the breaker taken into account."""
-        if self.mode != "canary" or self.breaker_state == "open":
+        if self.mode != RolloutMode.CANARY or self.breaker_state == Circuit.OPEN:
             return 0.0
-        if self.breaker_state == "half_open":
+        if self.breaker_state == Circuit.HALF_OPEN:
             return min(self.percent, self.reprobe_percent) if self.percent else 0.0
         return self.percent
 
@@ -43,11 +41,11 @@ def in_local_group(task_type: str, key: str, percent: float) -> bool:
 
 
 def choose_route(task_type: str, key: str, view: RolloutView) -> Route:
-    if view.mode == "shadow":
-        return "shadow"
+    if view.mode == RolloutMode.SHADOW:
+        return Route.SHADOW
     if in_local_group(task_type, key, view.local_percent):
-        return "local"
-    return "generative"
+        return Route.LOCAL
+    return Route.GENERATIVE
 
 
 def should_compare(decision_id: str, compare_percent: float) -> bool:

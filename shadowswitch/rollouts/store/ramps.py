@@ -16,12 +16,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, and_, case, func, select, true
 from sqlmodel import Session, col
 
+from shadowswitch.analysis.verdict import Counts
 from shadowswitch.errors import NotFound
-from shadowswitch.ramp import RUNNING, Check, StepEvidence, elapsed_s, evaluate
-from shadowswitch.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
-from shadowswitch.store.rollouts import as_utc, rollout_json, write_session
+from shadowswitch.rollouts.ramp import Check, StepEvidence, elapsed_s, evaluate
+from shadowswitch.rollouts.states import Circuit, RampOutcome, RampState
+from shadowswitch.rollouts.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
+from shadowswitch.rollouts.store.rollouts import as_utc, write_session
 from shadowswitch.store.tables import Decision, Rollout, utcnow
-from shadowswitch.verdict import Counts
 
 
 class RampStore:
@@ -61,7 +62,7 @@ class RampStore:
     def check(self, row: Rollout) -> Check | None:
         """What the controller makes of a running ramp's step now; None when it is not running."""
         since = as_utc(row.ramp_since)
-        if row.ramp_state != RUNNING or since is None:
+        if row.ramp_state != RampState.RUNNING or since is None:
             return None
         evidence = self.evidence(row.task_type, since)
         return evaluate(ramp_config(row), evidence, elapsed_s(self.clock(), since))
@@ -72,10 +73,10 @@ class RampStore:
 
     def tick(self, seen: Rollout) -> Rollout | None:
         """Judge a running ramp's step and move when the evidence says so; the committed row if moved."""
-        if seen.breaker_state != "closed":
+        if seen.breaker_state != Circuit.CLOSED:
             return None  # the breaker acts first; a trip aborts the ramp
         check = self.check(seen)
-        if check is None or check.outcome == "wait":
+        if check is None or check.outcome == RampOutcome.WAIT:
             return None
         with write_session(self.engine) as session:
             row = session.get(Rollout, seen.task_type, with_for_update=True)
@@ -99,14 +100,6 @@ class RampStore:
             session.commit()
             session.refresh(row)
             return row
-
-
-def with_ramp(ramps: RampStore, row: Rollout) -> dict[str, Any]:
-    """A rollout's public JSON, its ramp with what a running one waits for."""
-    data = rollout_json(row)
-    if row.ramp_state == RUNNING:
-        data["ramp"] = ramps.status(row)
-    return data
 
 
 def ramp_statuses(ramps: RampStore, rows: list[Rollout]) -> dict[str, dict[str, Any] | None]:

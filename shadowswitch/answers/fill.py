@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shadowswitch import openai_format as wire
+from shadowswitch.answers import wire
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Action, Policy
 from shadowswitch.policy.templates import content_of, render

@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable
 import anyio
 
 from shadowswitch.policy.models import PolicySet
-from shadowswitch.ramp import DONE, RUNNING
-from shadowswitch.rollout import RolloutView
-from shadowswitch.store.breaker import BreakerStore, Change, Written
-from shadowswitch.store.ramps import RampStore
-from shadowswitch.store.rollouts import RolloutStore, as_utc
+from shadowswitch.rollouts.routing import RolloutView
+from shadowswitch.rollouts.states import Circuit, RampState, RolloutMode
+from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
+from shadowswitch.rollouts.store.ramps import RampStore
+from shadowswitch.rollouts.store.rollouts import RolloutStore, as_utc
 from shadowswitch.store.tables import Rollout
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class LiveRollouts:
         reprobe = policy.breaker.reprobe_percent if policy else 0.0
         if row is None:
             if policy is None:
-                return RolloutView(mode="off", percent=0.0)
+                return RolloutView(mode=RolloutMode.OFF, percent=0.0)
             return RolloutView(mode=policy.rollout.mode, percent=policy.rollout.percent)
         return RolloutView(row.mode, row.percent, row.breaker_state, reprobe)
 
@@ -92,7 +92,7 @@ class LiveRollouts:
         for row in list(self.rows.values()):
             reprobe_at = as_utc(row.reprobe_at)
             policy = self.policies.policies.get(row.task_type)
-            if row.breaker_state != "open" or reprobe_at is None or reprobe_at > now or policy is None:
+            if row.breaker_state != Circuit.OPEN or reprobe_at is None or reprobe_at > now or policy is None:
                 continue
             written = await anyio.to_thread.run_sync(self.breaker.tick, row.task_type, policy.breaker)
             self.apply(written)
@@ -103,11 +103,15 @@ class LiveRollouts:
             return
         self._ramps_checked = time.monotonic()
         for row in list(self.rows.values()):
-            if row.ramp_state == RUNNING and row.breaker_state == "closed":
+            if row.ramp_state == RampState.RUNNING and row.breaker_state == Circuit.CLOSED:
                 moved = await anyio.to_thread.run_sync(self.ramps.tick, row)
                 if moved is not None:
                     self.patch(moved)
-                    level = logging.INFO if moved.ramp_state in (RUNNING, DONE) else logging.WARNING
+                    level = (
+                        logging.INFO
+                        if moved.ramp_state in (RampState.RUNNING, RampState.DONE)
+                        else logging.WARNING
+                    )
                     log.log(level, "ramp of task type %s: %s", moved.task_type, moved.ramp_note)
 
     def apply(self, written: Written | None) -> None:

@@ -1,0 +1,1 @@
+"""The comparison of both paths: report, verdict, statistics, sequential bounds, pricing. Pure."""

@@ -1,0 +1,1 @@
+"""The answer: OpenAI wire format, validation, comparison of two answers, and the local fill."""

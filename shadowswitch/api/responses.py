@@ -1,0 +1,147 @@
+"""The API's response bodies as typed models, built from the store's rows.
+
+The routes return these (FastAPI serialises them); the CLI prints the same with `model_dump`.
+The JSON is what the routes returned as plain dicts before: same keys, in the same order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from shadowswitch.reload import Reloaded
+from shadowswitch.rollouts.states import RampState
+from shadowswitch.rollouts.store.ramp_state import ramp_json
+from shadowswitch.rollouts.store.ramps import RampStore
+from shadowswitch.rollouts.store.rollouts import iso, read_breaker
+from shadowswitch.store.tables import AuditEvent, Rollout
+
+
+class Setting(BaseModel):
+    mode: str | None
+    percent: float | None
+
+
+class AuditEventOut(BaseModel):
+    """One rollout change, by a person, a policy, the breaker or the ramp."""
+
+    id: int | None
+    at: str | None
+    task_type: str
+    actor: str
+    kind: str
+    old: Setting
+    new: Setting
+    reason: str | None
+    decision_ids: list[str]
+    figures: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, event: AuditEvent) -> AuditEventOut:
+        return cls(
+            id=event.id,
+            at=iso(event.at),
+            task_type=event.task_type,
+            actor=event.actor,
+            kind=event.kind,
+            old=Setting(mode=event.old_mode, percent=event.old_percent),
+            new=Setting(mode=event.new_mode, percent=event.new_percent),
+            reason=event.reason,
+            decision_ids=event.decision_ids or [],
+            figures=event.figures,
+        )
+
+
+class BreakerOut(BaseModel):
+    state: str
+    consecutive_failures: int
+    tripped_at: str | None
+    reprobe_at: str | None
+    reprobe_wait_s: float | None
+    half_open_successes: int
+    failure_ids: list[str]
+
+
+class RampOut(BaseModel):
+    """A ramp's position, and what a running one waits for."""
+
+    state: str
+    steps: list[float]
+    step: int
+    next_percent: float | None
+    since: str | None
+    note: str | None
+    waiting: list[str]
+    figures: dict[str, Any] | None
+    text: str
+
+
+class RolloutOut(BaseModel):
+    """A task type's rollout: mode, percent, breaker and ramp."""
+
+    task_type: str
+    mode: str
+    percent: float
+    breaker: BreakerOut
+    updated_at: str | None
+    ramp: RampOut | None
+
+    @classmethod
+    def of(cls, row: Rollout, ramp: dict[str, Any] | None = None) -> RolloutOut:
+        """`ramp`: the ramp's status with its evidence (a running one); else read from the row."""
+        return cls(
+            task_type=row.task_type,
+            mode=row.mode,
+            percent=row.percent,
+            breaker=BreakerOut(
+                state=row.breaker_state,
+                consecutive_failures=row.consecutive_failures,
+                tripped_at=iso(row.tripped_at),
+                reprobe_at=iso(row.reprobe_at),
+                reprobe_wait_s=row.reprobe_wait_s,
+                half_open_successes=row.half_open_successes,
+                failure_ids=list(read_breaker(row).decision_ids),
+            ),
+            updated_at=iso(row.updated_at),
+            ramp=RampOut.model_validate(ramp) if ramp is not None else _ramp(row),
+        )
+
+    @classmethod
+    def shown(cls, ramps: RampStore, row: Rollout) -> RolloutOut:
+        """With a running ramp's evidence and what it waits for (reads the decisions)."""
+        return cls.of(row, ramps.status(row) if row.ramp_state == RampState.RUNNING else None)
+
+
+class ListedRollout(RolloutOut):
+    """`configured` is false once the task type's policy file is gone (the row is kept, so the task
+    type comes back where it was if the file does)."""
+
+    configured: bool
+
+
+class PolicyReload(BaseModel):
+    task_types: list[str]
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    defaults_changed: bool
+    audit: list[AuditEventOut]
+    loading_models: list[str]
+
+    @classmethod
+    def of(cls, done: Reloaded) -> PolicyReload:
+        return cls(
+            task_types=done.task_types,
+            added=done.changes.added,
+            changed=done.changes.changed,
+            removed=done.changes.removed,
+            defaults_changed=done.changes.defaults_changed,
+            audit=[AuditEventOut.of(e) for e in done.audit],
+            loading_models=done.loading,
+        )
+
+
+def _ramp(row: Rollout) -> RampOut | None:
+    data = ramp_json(row)
+    return RampOut.model_validate(data) if data is not None else None

@@ -1,0 +1,116 @@
+"""`shadowswitch learn`: fit a challenger from the exemplars, and promote it if it is better."""
+
+from __future__ import annotations
+
+import getpass
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from shadowswitch.cli.common import DbOpt, console, err, open_stores, settings_from
+
+
+def learn_command(
+    what: Annotated[str, typer.Argument(help="TASK, or `rollback` / `status`")],
+    task: Annotated[str | None, typer.Argument(help="Task type (after rollback / status)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge a challenger, change nothing")] = False,
+    policies: Annotated[Path | None, typer.Option(help="Policy directory [default ./policies]")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="The figures as JSON")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Learn from a task type's pairs: learn TASK [--dry-run] | rollback TASK | status [TASK]."""
+    from shadowswitch.learning import challenger
+
+    store, engines = learning_stores(db, policies)
+    if what == "status":
+        tasks = [task] if task else sorted(engines)
+        shown = [challenger.status(store, t, engines.get(t) or _engine_defaults()) for t in tasks]
+        if as_json:
+            console.print_json(json.dumps(shown))
+        for entry in [] if as_json else shown:
+            console.print(_learning_table(entry))
+        return
+    if what == "rollback":
+        if not task:
+            err.print("error: name the task type: shadowswitch learn rollback TASK")
+            raise typer.Exit(2)
+        result = challenger.rollback(store, task, actor=f"cli:{getpass.getuser()}")
+    else:
+        result = _learn_with_progress(store, what, engines.get(what) or _engine_defaults(), dry_run)
+    if as_json:
+        console.print_json(json.dumps(result))
+    else:
+        console.print(_learn_line(result))
+
+
+def learning_stores(db: str | None, policies: Path | None) -> tuple[Any, dict[str, Any]]:
+    from shadowswitch.errors import PolicyError
+    from shadowswitch.policy import load_policies
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    rollouts, _ = open_stores(db)
+    try:
+        loaded = load_policies(policies or settings_from().policies)
+    except PolicyError:
+        loaded = None  # no policies here: the defaults of the engine section apply
+    engines = {t: p.engine for t, p in loaded.policies.items()} if loaded else {}
+    return ExemplarStore(rollouts.engine), engines
+
+
+def _engine_defaults() -> Any:
+    from shadowswitch.policy.models import Engine
+
+    return Engine()
+
+
+def _learn_with_progress(store: Any, task: str, engine: Any, dry_run: bool) -> dict[str, Any]:
+    from rich.progress import Progress
+
+    from shadowswitch.learning import challenger
+
+    with Progress(console=err, transient=True) as progress:
+        bar = progress.add_task(f"learning {task}", total=1.0)
+
+        def step(name: str, done: float) -> None:
+            progress.update(bar, completed=done, description=f"learning {task}: {name}")
+
+        actor = f"cli:{getpass.getuser()}"
+        return challenger.learn(store, task, engine, actor=actor, dry_run=dry_run, progress=step)
+
+
+def _learn_line(result: dict[str, Any]) -> str:
+    evaluation = result.get("evaluation") or {}
+    head = f"{result['task_type']}: {result['status']} (served version {result.get('served_version')}"
+    head += f" → {result['version']})" if "version" in result else ")"
+    if evaluation:
+        c, s = evaluation["challenger"], evaluation["served"]
+        head += (
+            f"; held-out {c['pairs']} pairs: challenger agreement {c['agreement']} coverage {c['coverage']},"
+            f" served agreement {s['agreement']} coverage {s['coverage']};"
+            f" {evaluation['wins']} wins, {evaluation['losses']} losses"
+        )
+    why = result.get("why_not") or evaluation.get("why_not")
+    return head + (f"; {why}" if why else "")
+
+
+def _learning_table(entry: dict[str, Any]) -> Table:
+    table = Table(title=f"learning: {entry['task_type']}")
+    for column in ("pairs", "excluded", "served version", "min_confidence", "agreement", "coverage"):
+        table.add_column(column)
+    recent = entry["recent"]
+    table.add_row(
+        str(entry["pairs"]),
+        str(entry["excluded"]),
+        str(entry["served_version"]),
+        f"{entry['thresholds']['min_confidence']:g} ({entry['thresholds']['source']})",
+        _num_or_dash(recent["agreement"]),
+        _num_or_dash(recent["coverage"]),
+    )
+    return table
+
+
+def _num_or_dash(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"

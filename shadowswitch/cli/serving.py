@@ -1,0 +1,144 @@
+"""`shadowswitch serve`: one process, or workers behind one socket."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from shadowswitch.cli.common import DbOpt, err, settings_from
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind [default 127.0.0.1]")] = None,
+    port: Annotated[int | None, typer.Option(help="Port [default 8787]")] = None,
+    policies: Annotated[Path | None, typer.Option(help="Policy directory [default ./policies]")] = None,
+    db: DbOpt = None,
+    no_models: Annotated[
+        bool, typer.Option("--no-models", help="Generative only: load no local model")
+    ] = False,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
+    insecure: Annotated[
+        bool, typer.Option("--insecure", help="Serve beyond this machine without an admin token")
+    ] = False,
+    shutdown_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--shutdown-timeout",
+            min=0.1,
+            help="SIGTERM: seconds requests in flight may take (env SHADOWSWITCH_SHUTDOWN_TIMEOUT_S; 30)",
+        ),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (each loads its own local models)")
+    ] = 1,
+) -> None:
+    """Run the proxy (OpenAI-compatible, on /v1). SIGHUP reloads policies; SIGTERM drains, exits 0."""
+    import logging
+
+    import uvicorn
+
+    from shadowswitch.app import create_app
+    from shadowswitch.errors import PolicyError
+    from shadowswitch.policy import load_policies
+
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = settings_from(
+        host=host, port=port, policies=policies, db_url=db, shutdown_timeout_s=shutdown_timeout
+    )
+    if not settings.admin_token and not insecure and not is_loopback(settings.host):
+        err.print(
+            f"error: {settings.host} is reachable from other machines and no admin token is set, so anyone "
+            "there could read decisions and change rollouts. Set SHADOWSWITCH_ADMIN_TOKEN, bind "
+            "127.0.0.1, or pass --insecure."
+        )
+        raise typer.Exit(2)
+    if no_models:
+        settings.load_models = False
+    try:
+        if workers > 1:
+            load_policies(settings.policies)  # say what is wrong once, not once per worker
+        else:
+            application = create_app(settings)
+    except PolicyError as exc:
+        for line in exc.problems:
+            typer.echo(line, err=True)
+        raise typer.Exit(1) from None
+    exit_zero_on_sigterm()
+    if workers > 1:
+        _serve_workers(settings, workers, log_level)
+        return
+    uvicorn.run(application, **_uvicorn_options(settings, log_level))
+
+
+def exit_zero_on_sigterm() -> None:
+    """A SIGTERM shutdown that finished its work exits 0, as service managers expect.
+
+    uvicorn drains on SIGTERM, then raises the signal again for the handler it found; with the
+    default one the process would die of it (exit code -15). Before uvicorn starts, this exits too.
+    """
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
+
+
+WORKER_HEALTHCHECK_S = 120
+
+
+KEEP_ALIVE_S = 75  # as nginx
+
+
+def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
+    """Several processes on one port: each builds its app from the environment, so the flags go
+    there; the schema is migrated once here, before the workers race to do it."""
+    import os
+
+    import uvicorn
+
+    from shadowswitch.store import db as database
+
+    os.environ.update(
+        SHADOWSWITCH_HOST=settings.host,
+        SHADOWSWITCH_PORT=str(settings.port),
+        SHADOWSWITCH_POLICIES=str(Path(settings.policies).resolve()),
+        SHADOWSWITCH_DB_URL=settings.db_url,
+        SHADOWSWITCH_LOAD_MODELS=str(settings.load_models).lower(),
+        SHADOWSWITCH_LOG_LEVEL=log_level,
+        SHADOWSWITCH_SHUTDOWN_TIMEOUT_S=str(settings.shutdown_timeout_s),
+    )
+    database.upgrade(settings.db_url)
+    uvicorn.run(
+        "shadowswitch.app:app_from_env",
+        factory=True,
+        workers=workers,
+        # uvicorn kills a worker that misses its health ping for 5 s, and every request in flight
+        # on it; a worker loading models or starved of CPU under load is busy, not hung.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+        **_uvicorn_options(settings, log_level),
+    )
+
+
+def _uvicorn_options(settings: Any, log_level: str) -> dict[str, Any]:
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": log_level.lower(),
+        "timeout_graceful_shutdown": settings.shutdown_timeout_s,
+        # Longer than the agents' idle pooled connections (httpx, hence the openai SDK: 5 s), so
+        # the client always closes first: at uvicorn's 5 s both ends time out together, and a
+        # request sent on a connection the server is closing fails as a connection error.
+        "timeout_keep_alive": KEEP_ALIVE_S,
+    }
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere

@@ -1,0 +1,1 @@
+"""The rollout domain: routing, ramp, breaker, feedback, outcomes, and their store."""
