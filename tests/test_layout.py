@@ -1,4 +1,5 @@
-"""The product never imports the lab: research/ imports shadowswitch, never the other way."""
+"""The product never imports the lab: research/ imports shadowswitch, never the other way; and the
+tests share their helpers through tests/support only."""
 
 from __future__ import annotations
 
@@ -59,3 +60,15 @@ def test_the_bench_command_reaches_the_cli_as_a_plugin() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "bfcl" in out.stdout
+
+
+def test_tests_share_helpers_only_through_tests_support() -> None:
+    """A test module imports no other test module (nor conftest): what tests share is in tests/support."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if "support" not in path.relative_to(ROOT / "tests").parts
+        for name in imported_modules(path)
+        if name.split(".")[0] == "tests" and not name.startswith("tests.support")
+    ]
+    assert offenders == []

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -17,8 +16,9 @@ import httpx
 import openai
 import pytest
 
-from research.upstreams.replay import create_replay_upstream
-from tests.servers import running
+from tests.support.servers import running
+from tests.support.upstreams import create_replay_upstream
+from tests.support.wait import eventually
 
 TOKEN = "learn-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -130,16 +130,6 @@ def ask(client: openai.OpenAI, text: str) -> str:
     return raw.headers["x-shadowswitch-decision-id"]
 
 
-def wait_for(check: Any, timeout_s: float = 180) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError("timed out")
-
-
 def has_pairs(learning: Any, n: int) -> bool:
     return bool(learning()["pairs"] == n)
 
@@ -170,7 +160,7 @@ def test_shadow_pairs_teach_the_local_choice(
     ids: list[str] = []
     for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
         ids += [ask(client, text) for text, _ in train[start : start + 8]]
-        wait_for(partial(has_pairs, learning, len(ids)))
+        eventually(partial(has_pairs, learning, len(ids)), timeout_s=180, interval_s=0.3)
     before = learning()
     assert before["served_version"] == 0 and before["thresholds"]["source"] == "policy"
     assert (before["recent"]["agreement"] or 0) * before["recent"]["coverage"] < 0.5
@@ -184,8 +174,9 @@ def test_shadow_pairs_teach_the_local_choice(
 
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/support", json=change, headers=AUTH).raise_for_status()
-    wait_for(lambda: learning()["served_version"] == 1)
-    time.sleep(1.5)  # every replica's copy is refreshed within a poll
+    eventually(lambda: learning()["served_version"] == 1, timeout_s=180, interval_s=0.3)
+    served = proxy.app(url).state.shadowswitch.learning.memories  # this replica's copy, polled
+    eventually(lambda: getattr(served.get("support"), "version", None) == 1, timeout_s=10)
     decisions = []
     for text, want in test:
         decision = httpx.get(f"{url}/v1/shadowswitch/decisions/{ask(client, text)}", headers=AUTH).json()
@@ -204,4 +195,4 @@ def test_shadow_pairs_teach_the_local_choice(
     assert learning()["excluded"] == 1
 
     assert cli(db_url, policies, "rollback", "support")["served_version"] == 0
-    wait_for(lambda: learning()["served_version"] == 0)
+    eventually(lambda: learning()["served_version"] == 0, timeout_s=180, interval_s=0.3)

@@ -12,8 +12,8 @@ from research.bfcl.checker import Call
 from research.bfcl.data import load_cases
 from research.bfcl.outcome import Outcome, from_compact, percentile, summarise
 from research.bfcl.proxy import choice_ms, policy_for, write_policies
-from research.upstreams.stub import StubUpstream
 from shadowswitch.policy.models import Defaults, Policy
+from tests.support.upstreams import StubUpstream
 
 
 def test_parse_calls_from_generated_text() -> None:
