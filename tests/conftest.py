@@ -13,9 +13,14 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# One torch thread per test process: `make test` runs its two passes side by side on the machine's
+# cores, and the tests' tensors are small (a calibration fit took 2.6 times the CPU with two
+# threads). Set before any test module imports torch; served processes set their own.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from hypothesis import settings as hypothesis_settings
 
+from tests.support import tiers
 from tests.support.proxies import Proxies
 from tests.support.upstreams import scripted_upstream
 
@@ -28,12 +33,18 @@ PG_ADMIN = os.environ.get("SHADOWSWITCH_TEST_PG", "postgresql://postgres@127.0.0
 BACKEND = os.environ.get("SHADOWSWITCH_TEST_DB", "sqlite")
 
 
+@pytest.hookimpl(tryfirst=True)  # the tiers are marked before `-m` selects by them
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        tiers.mark(item)
+    if BACKEND == "postgres":
+        keep_backend_tests(config, items)
+
+
+def keep_backend_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On the PostgreSQL pass, run only the tests that take the backend under test (`db_url`):
     the others do not depend on it and already ran in the SQLite pass, as did those marked
     `one_backend` (they need a database, but nothing in them differs by backend)."""
-    if BACKEND != "postgres":
-        return
     keep = [
         item
         for item in items
@@ -41,6 +52,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with tiers.guarded(item, enabled=BACKEND == "sqlite"):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with tiers.guarded(item, enabled=BACKEND == "sqlite"):
+        return (yield)
 
 
 @pytest.fixture(scope="session")

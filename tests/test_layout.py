@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 LAB = ("research", "examples", "tests", "bench")
 
@@ -38,6 +40,7 @@ def test_the_lab_imports_the_product_and_not_the_tests() -> None:
     assert not any(name.split(".")[0] == "tests" for name in imports)
 
 
+@pytest.mark.integration  # a fresh interpreter
 def test_importing_every_product_module_loads_no_lab_module() -> None:
     """The same, as Python sees it: import all of shadowswitch in a fresh interpreter."""
     modules = [
@@ -54,6 +57,7 @@ def test_importing_every_product_module_loads_no_lab_module() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.integration  # the CLI in a process of its own
 def test_the_bench_command_reaches_the_cli_as_a_plugin() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "shadowswitch.cli", "bench", "--help"], capture_output=True, text=True

@@ -170,6 +170,7 @@ def test_sighup_reloads_and_a_refused_reload_is_logged(served: Served, policies:
     assert served.process.poll() is None  # SIGHUP reloads; it does not end the process
 
 
+@pytest.mark.integration  # the CLI in a process of its own
 def test_cli_says_so_when_no_server_answers(tmp_path: Path) -> None:
     from tests.support.servers import free_port
 

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from examples.travel_agent.task_sets import tasks_in
 from examples.travel_agent.tasks import TASKS
 from research.learning_curve import run_learning
@@ -21,6 +23,7 @@ from tests.support.servers import running
 FLIGHTS = [t for t in TASKS if t.tags == ("flights",)][:3]  # split: two stream tasks, one test task
 
 
+@pytest.mark.integration  # serves the demo upstream
 def test_the_demo_traffic_splits_by_task_and_judges_the_whole_call() -> None:
     traffic = demo_traffic(FLIGHTS)
     stream, test = traffic.stream, traffic.test
@@ -43,6 +46,7 @@ def test_the_demo_traffic_splits_by_task_and_judges_the_whole_call() -> None:
     assert judge(text, {"path": "generative", "chosen": "__no_tool__"})["agree"]
 
 
+@pytest.mark.integration  # serves the demo upstream
 def test_the_demo_traffic_in_chinese_is_the_agent_talking_chinese() -> None:
     chinese = [t for t in tasks_in("zh") if t.tags == ("flights",)][:3]
     traffic = demo_traffic(chinese, lang="zh")
