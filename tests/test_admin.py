@@ -124,7 +124,7 @@ def test_cli_rejects_a_bad_change(proxy: Any, db_url: str) -> None:
 
 def test_a_person_closes_an_open_breaker(proxy: Any) -> None:
     from tests.support.clients import feedback
-    from tests.support.scripted import ScriptedEngine, local_decisions
+    from tests.support.scripted_engine import ScriptedEngine, local_decisions
 
     url = proxy(travel(), admin_token=TOKEN, local_factory=ScriptedEngine)
     eventually(lambda: httpx.get(url + "/readyz").status_code == 200)

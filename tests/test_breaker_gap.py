@@ -16,7 +16,7 @@ import httpx
 from shadowswitch.pipeline import BREAKER_OPENED
 from tests.support.clients import TASK, decision
 from tests.support.policies import TOOLS
-from tests.support.scripted import ScriptedEngine, start
+from tests.support.scripted_engine import ScriptedEngine, start
 
 CONCURRENT = 12
 THRESHOLD = 3

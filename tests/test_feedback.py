@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.clients import TASK, breaker_is, decision, feedback, metric, rollout
 from tests.support.policies import travel
-from tests.support.scripted import ScriptedEngine, local_decisions, start, turn
+from tests.support.scripted_engine import ScriptedEngine, local_decisions, start, turn
 from tests.support.wait import eventually
 
 

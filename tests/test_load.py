@@ -19,7 +19,7 @@ from research.load.records import check_records
 from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
 from tests.support.policies import write_policies
-from tests.support.scripted import ScriptedEngine
+from tests.support.scripted_engine import ScriptedEngine
 from tests.support.servers import running
 from tests.support.upstreams import scripted_upstream
 

@@ -21,7 +21,7 @@ import yaml
 from shadowswitch.engines.engine_set import EngineSet
 from tests.support.policies import TOOLS, TRAVEL, write_policies
 from tests.support.processes import Served, serve
-from tests.support.scripted import ScriptedEngine
+from tests.support.scripted_engine import ScriptedEngine
 from tests.support.wait import eventually
 
 TOKEN = "reload-s3cret"
