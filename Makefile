@@ -1,4 +1,4 @@
-# shadowswitch: make install | make test | make serve | make bench
+# shadowswitch: make install | make test | make test-fast | make serve | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install test test-sqlite test-postgres lint wheel-check serve demo bench bench-env docs clean
+.PHONY: install test test-fast test-sqlite test-postgres lint wheel-check serve demo bench bench-env docs clean
 
 install: $(VENV)/.installed
 
@@ -34,6 +34,11 @@ test: install lint wheel-check
 	wait $$pg; postgres=$$?; \
 	echo "--- PostgreSQL pass ---"; cat .test-postgres.log; \
 	exit $$(( sqlite || postgres ))
+
+# The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
+# two minutes, for the edit-test loop. `make test` runs both tiers.
+test-fast: install
+	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
 test-sqlite: install
 	$(PY) -m pytest -q

@@ -118,7 +118,7 @@ def expected_answer(case: BfclCase) -> dict[str, Any]:
 def replay_upstream() -> Iterator[str]:
     import uvicorn
 
-    from research.upstreams.replay import create_replay_upstream
+    from examples.upstreams.replay import create_replay_upstream
 
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_replay_upstream(), port=port, log_level="warning"))

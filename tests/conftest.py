@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-import yaml
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# One torch thread per test process: `make test` runs its two passes side by side on the machine's
+# cores, and the tests' tensors are small (a calibration fit took 2.6 times the CPU with two
+# threads). Set before any test module imports torch; served processes set their own.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from hypothesis import settings as hypothesis_settings
 
-from research.upstreams.scripted import create_upstream
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
-from tests.servers import running
+from tests.support import tiers
+from tests.support.proxies import Proxies
+from tests.support.servers import running
+from tests.support.upstreams import create_replay_upstream, scripted_upstream
 
 # The suite is the same every run (a red CI means a regression); `shadowswitch bench fuzz`
 # explores with fresh random cases.
@@ -31,12 +34,18 @@ PG_ADMIN = os.environ.get("SHADOWSWITCH_TEST_PG", "postgresql://postgres@127.0.0
 BACKEND = os.environ.get("SHADOWSWITCH_TEST_DB", "sqlite")
 
 
+@pytest.hookimpl(tryfirst=True)  # the tiers are marked before `-m` selects by them
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        tiers.mark(item)
+    if BACKEND == "postgres":
+        keep_backend_tests(config, items)
+
+
+def keep_backend_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On the PostgreSQL pass, run only the tests that take the backend under test (`db_url`):
     the others do not depend on it and already ran in the SQLite pass, as did those marked
     `one_backend` (they need a database, but nothing in them differs by backend)."""
-    if BACKEND != "postgres":
-        return
     keep = [
         item
         for item in items
@@ -46,11 +55,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = keep
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with tiers.guarded(item, enabled=BACKEND == "sqlite"):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with tiers.guarded(item, enabled=BACKEND == "sqlite"):
+        return (yield)
+
+
 @pytest.fixture(scope="session")
 def upstream() -> Iterator[str]:
     """The scripted OpenAI-compatible upstream, over real HTTP; its base URL ends in /v1."""
-    with running(create_upstream(), ready_path="/v1/models") as url:
-        yield url + "/v1"
+    with scripted_upstream() as url:
+        yield url
 
 
 def _pg_database() -> Iterator[str]:
@@ -79,40 +100,26 @@ def pg_url() -> Iterator[str]:
     yield from _pg_database()
 
 
-def write_policies(directory: Path, upstream: str, *policies: dict[str, Any]) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    defaults = {"upstream": {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}}
-    (directory / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
-    for policy in policies:
-        (directory / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
-    return directory
-
-
 @pytest.fixture(scope="session")
-def local_engine() -> Any:
-    """The real local engine over the embedded models, loaded once for the whole session."""
+def local_engine() -> Iterator[Any]:
+    """The real local engine over the embedded models, loaded once for the whole session (the
+    engine tests' `engine` is this one too)."""
     from shadowswitch.engines.local import create_engine
 
-    return create_engine("embedded")
-
-
-ProxyFactory = Callable[..., Any]
+    built = create_engine("embedded")
+    yield built
+    built.close()
 
 
 @pytest.fixture
-def proxy(tmp_path: Path, upstream: str, db_url: str) -> Iterator[ProxyFactory]:
+def proxy(tmp_path: Path, upstream: str, db_url: str) -> Iterator[Proxies]:
     """Start a real proxy (uvicorn on a free port) with the given policies; returns its base URL."""
-    stack: list[Any] = []
+    proxies = Proxies(tmp_path, upstream, db_url)
+    with proxies.stack:
+        yield proxies
 
-    def start(*policies: dict[str, Any], local_factory: Any = None, **settings: Any) -> str:
-        directory = write_policies(tmp_path / f"policies{len(stack)}", upstream, *policies)
-        config = Settings(db_url=db_url, policies=directory, load_models=False, **settings)
-        app = create_app(config, local_factory=local_factory)
-        server = running(app, ready_path="/healthz")
-        url = server.__enter__()
-        stack.append(server)
-        return url
 
-    yield start
-    for server in reversed(stack):
-        server.__exit__(None, None, None)
+@pytest.fixture(scope="module")
+def replay() -> Iterator[str]:
+    with running(create_replay_upstream(), ready_path="/v1/models") as url:
+        yield url

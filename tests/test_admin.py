@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
-from tests.test_feedback import TASK, breaker_is, eventually, metric, travel
-from tests.test_proxy import client
+from tests.support.clients import TASK, breaker_is, client, metric
+from tests.support.policies import travel
+from tests.support.wait import eventually
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -122,7 +123,8 @@ def test_cli_rejects_a_bad_change(proxy: Any, db_url: str) -> None:
 
 
 def test_a_person_closes_an_open_breaker(proxy: Any) -> None:
-    from tests.test_feedback import ScriptedEngine, feedback, local_decisions
+    from tests.support.clients import feedback
+    from tests.support.scripted_engine import ScriptedEngine, local_decisions
 
     url = proxy(travel(), admin_token=TOKEN, local_factory=ScriptedEngine)
     eventually(lambda: httpx.get(url + "/readyz").status_code == 200)

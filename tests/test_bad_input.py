@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.test_proxy import TOOLS, client
+from tests.support.clients import client
+from tests.support.policies import TOOLS
 
 USER = [{"role": "user", "content": "hi"}]
 

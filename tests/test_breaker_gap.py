@@ -14,8 +14,9 @@ from typing import Any
 import httpx
 
 from shadowswitch.pipeline import BREAKER_OPENED
-from tests.test_feedback import TASK, ScriptedEngine, start
-from tests.test_proxy import TOOLS, decision
+from tests.support.clients import TASK, decision
+from tests.support.policies import TOOLS
+from tests.support.scripted_engine import ScriptedEngine, start
 
 CONCURRENT = 12
 THRESHOLD = 3

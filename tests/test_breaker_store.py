@@ -60,6 +60,7 @@ def race_processes(url: str, threshold: int, per_process: int) -> None:
         assert worker.exitcode == 0
 
 
+@pytest.mark.integration  # processes of their own
 @pytest.mark.parametrize("backend", ["under_test", "postgres"])
 def test_two_processes_failing_at_once_lose_no_count_and_trip_once(
     backend: str, db_url: str, request: pytest.FixtureRequest
@@ -75,6 +76,7 @@ def test_two_processes_failing_at_once_lose_no_count_and_trip_once(
     assert (trips[0].old_percent, trips[0].new_percent) == (50, 0)
 
 
+@pytest.mark.integration  # processes of their own
 def test_below_the_threshold_every_failure_is_counted(db_url: str) -> None:
     rollouts, _ = stores(db_url, policy(consecutive_failures=100))
     race_processes(db_url, threshold=100, per_process=15)

@@ -8,13 +8,14 @@ Screenshots go to tests/artifacts/.
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.support.wait import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -55,18 +56,20 @@ class Watched:
 
 def shadow_traffic(url: str) -> None:
     """Four requests in shadow, each waited for until its pair is stored (read with the token)."""
-    from tests.test_local_path import ask
+    from tests.support.local_path import ask
 
     for text in ["What's the weather like in Lisbon today?", "Book a hotel room in Paris for 2 nights"] * 2:
         decision = f"{url}/v1/shadowswitch/decisions/{ask(url, text).headers['x-shadowswitch-decision-id']}"
-        deadline = time.monotonic() + 60
-        while httpx.get(decision, headers=BEARER).json().get("agreement") is None:
-            assert time.monotonic() < deadline, "the shadow run never stored its pair"
-            time.sleep(0.2)
+        eventually(
+            lambda d=decision: httpx.get(d, headers=BEARER).json().get("agreement") is not None,
+            timeout_s=60,
+            interval_s=0.2,
+            what="the shadow run stores its pair",
+        )
 
 
 def test_pages_load_draw_their_charts_and_keep_the_token(proxy: Any, local_engine: Any, browser: Any) -> None:
-    from tests.test_local_path import policy
+    from tests.support.local_path import policy
 
     ARTIFACTS.mkdir(exist_ok=True)
     url = proxy(

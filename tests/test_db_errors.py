@@ -9,8 +9,8 @@ import httpx
 
 from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
-from tests.conftest import write_policies
-from tests.servers import running
+from tests.support.policies import write_policies
+from tests.support.servers import running
 
 
 def test_feedback_and_decisions_answer_503_while_the_database_is_away(tmp_path: Path, upstream: str) -> None:

@@ -8,7 +8,7 @@ import httpx
 import openai
 import pytest
 
-from tests.test_proxy import client, decision
+from tests.support.clients import client, decision
 
 
 def _error(response: httpx.Response) -> dict[str, Any]:

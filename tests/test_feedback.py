@@ -7,100 +7,15 @@ uvicorn, the pipeline, LiteLLM to a real upstream, the database, the breaker.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from shadowswitch.engines.base import Choice
-from shadowswitch.policy.models import Policy
-from tests.test_proxy import TOOLS, client, decision
-
-TASK = "pick_tool"
-
-
-class ScriptedEngine:
-    """Answers every request with the same choice (a tool the request offers, unless told otherwise)."""
-
-    ready = True
-
-    def __init__(self, name: str = "book_hotel", kind: str = "tool") -> None:
-        self.name, self.kind = name, kind
-
-    async def decide(self, request: dict[str, Any], policy: Policy) -> Choice:
-        if self.kind == "no_tool":
-            return Choice(kind="no_tool", name=None, content="Done.", confidence=0.9, margin=0.5)
-        arguments = {"city": "Paris", "nights": 2}
-        return Choice(kind="tool", name=self.name, arguments=arguments, confidence=0.9, margin=0.5)
-
-
-def travel(**breaker: Any) -> dict[str, Any]:
-    return {
-        "task_type": TASK,
-        "match": {"tools_include": ["search_flights", "book_hotel"]},
-        "rollout": {"mode": "canary", "percent": 100},
-        "breaker": {"consecutive_failures": 3, "reprobe_after_s": 0, **breaker},
-        "feedback": {"tool_error_regex": "(?i)error|not found"},
-    }
-
-
-def start(proxy: Any, engine: ScriptedEngine | None = None, **breaker: Any) -> str:
-    url: str = proxy(travel(**breaker), local_factory=lambda: engine or ScriptedEngine())
-    eventually(lambda: httpx.get(url + "/readyz").status_code == 200)
-    return url
-
-
-def eventually(check: Callable[[], Any], timeout_s: float = 5.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
-
-
-def turn(url: str, messages: list[dict[str, Any]], session: str = "s-1") -> Any:
-    return client(url).chat.completions.with_raw_response.create(
-        model="travel-agent-step",
-        messages=messages,
-        tools=TOOLS,
-        extra_headers={"X-Shadowswitch-Session": session},
-    )
-
-
-def rollout(url: str) -> dict[str, Any]:
-    return dict(httpx.get(f"{url}/v1/shadowswitch/rollouts/{TASK}").json())
-
-
-def metric(url: str, name: str, **labels: str) -> float | None:
-    """One sample of /metrics: this replica's live, in-memory view."""
-    wanted = name + "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "} "
-    for line in httpx.get(url + "/metrics").text.splitlines():
-        if line.startswith(wanted):
-            return float(line.rsplit(" ", 1)[1])
-    return None
-
-
-def breaker_is(url: str, state: str) -> bool:
-    return metric(url, "shadowswitch_breaker_state", task_type=TASK, state=state) == 1.0
-
-
-def feedback(url: str, decision_id: str, success: bool) -> httpx.Response:
-    body = {"decision_id": decision_id, "success": success, "reason": "test"}
-    return httpx.post(f"{url}/v1/shadowswitch/feedback", json=body)
-
-
-def local_decisions(url: str, n: int) -> list[str]:
-    ids = []
-    for i in range(n):
-        raw = turn(url, [{"role": "user", "content": f"book a hotel in Paris ({i})"}], session=f"k{i}")
-        assert raw.headers["x-shadowswitch-path"] == "local"
-        ids.append(raw.headers["x-shadowswitch-decision-id"])
-    return ids
+from tests.support.clients import TASK, breaker_is, decision, feedback, metric, rollout
+from tests.support.policies import travel
+from tests.support.scripted_engine import ScriptedEngine, local_decisions, start, turn
+from tests.support.wait import eventually
 
 
 def test_tool_errors_in_the_next_turns_fail_decisions_and_trip_the_breaker(proxy: Any) -> None:

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from research.fuzz.run import fuzz_api, fuzz_policies, fuzz_tool_schemas
-from research.upstreams.stub import StubUpstream
 from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
-from tests.conftest import write_policies
-from tests.servers import running
+from tests.support.policies import write_policies
+from tests.support.servers import running
+from tests.support.upstreams import StubUpstream
 
 TOKEN = "fuzz-admin-token"
 TOOLS_TASK = {

@@ -1,6 +1,6 @@
 """Import directions: the product never imports the lab (research/ imports shadowswitch, never
 the other way); the domains never import the web layer; only the edges touch torch, the network
-or the database."""
+or the database; the tests share their helpers through tests/support only."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = ("research", "examples", "tests", "bench")
@@ -94,6 +96,7 @@ def test_the_lab_imports_the_product_and_not_the_tests() -> None:
     assert not any(name.split(".")[0] == "tests" for name in imports)
 
 
+@pytest.mark.integration  # a fresh interpreter
 def test_importing_every_product_module_loads_no_lab_module() -> None:
     """The same, as Python sees it: import all of shadowswitch in a fresh interpreter (the alembic
     migrations aside: they run only inside alembic, and their file names are not module names)."""
@@ -112,9 +115,22 @@ def test_importing_every_product_module_loads_no_lab_module() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.integration  # the CLI in a process of its own
 def test_the_bench_command_reaches_the_cli_as_a_plugin() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "shadowswitch.cli", "bench", "--help"], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
     assert "bfcl" in out.stdout
+
+
+def test_tests_share_helpers_only_through_tests_support() -> None:
+    """A test module imports no other test module (nor conftest): what tests share is in tests/support."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if "support" not in path.relative_to(ROOT / "tests").parts
+        for name in imported_modules(path)
+        if name.split(".")[0] == "tests" and not name.startswith("tests.support")
+    ]
+    assert offenders == []

@@ -21,8 +21,9 @@ from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.tables import Exemplar
-from tests.conftest import write_policies
-from tests.servers import running
+from tests.support.policies import write_policies
+from tests.support.servers import running
+from tests.support.wait import eventually
 
 TASK = "busy"
 PAIRS = 2000  # about 1.5-4 s of learning on 2 loaded cores: far longer than a stall allowed
@@ -119,9 +120,7 @@ def test_learning_never_delays_a_concurrent_request(tmp_path: Path, upstream: st
             ask(client, i)
         baseline = [ask(client, 100 + i) for i in range(20)]
         learner.wake()
-        deadline = time.monotonic() + 30
-        while not learner.busy.is_set() and not learner.runs and time.monotonic() < deadline:
-            time.sleep(0.005)
+        eventually(lambda: learner.busy.is_set() or learner.runs, timeout_s=30, interval_s=0.005)
         during = []
         while learner.busy.is_set():
             during.append(ask(client, 1000 + len(during)))

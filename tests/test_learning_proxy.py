@@ -4,11 +4,6 @@ as the agent's large model does, the openai SDK as client, the CLI in a subproce
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,11 +12,8 @@ import httpx
 import openai
 import pytest
 
-from research.upstreams.replay import create_replay_upstream
-from tests.servers import running
-
-TOKEN = "learn-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs
+from tests.support.wait import eventually
 
 
 def tool(name: str, description: str, priority: bool = False) -> dict[str, Any]:
@@ -91,12 +83,6 @@ def requests(templates: range, orders: range) -> list[tuple[str, dict[str, Any]]
     return out
 
 
-@pytest.fixture(scope="module")
-def replay() -> Iterator[str]:
-    with running(create_replay_upstream(), ready_path="/v1/models") as url:
-        yield url
-
-
 def policy(replay: str) -> dict[str, Any]:
     return {
         "task_type": "support",
@@ -104,20 +90,6 @@ def policy(replay: str) -> dict[str, Any]:
         "rollout": {"mode": "shadow"},
         "engine": {"scorer": "embedding", "target_agreement": 0.9, "learn": True},
     }
-
-
-def cli(db_url: str, policies: Path, *args: str) -> dict[str, Any]:
-    env = {**os.environ, "SHADOWSWITCH_DB_URL": db_url}
-    run = subprocess.run(
-        [sys.executable, "-m", "shadowswitch.cli", "learn", *args, "--policies", str(policies), "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    result: dict[str, Any] = json.loads(run.stdout)
-    return result
 
 
 def ask(client: openai.OpenAI, text: str) -> str:
@@ -128,28 +100,6 @@ def ask(client: openai.OpenAI, text: str) -> str:
         extra_headers={"X-Shadowswitch-Task": "support"},
     )
     return raw.headers["x-shadowswitch-decision-id"]
-
-
-def wait_for(check: Any, timeout_s: float = 180) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError("timed out")
-
-
-def has_pairs(learning: Any, n: int) -> bool:
-    return bool(learning()["pairs"] == n)
-
-
-def agrees(decision: dict[str, Any], want: dict[str, Any]) -> bool:
-    if decision["abstain_reason"]:
-        return False
-    if "content" in want:
-        return bool(decision["chosen"] == "__no_tool__")
-    return bool(decision["chosen"] == want["name"] and decision["arguments"] == want["arguments"])
 
 
 # The store's PostgreSQL side is tested in test_learning_state.py; this one loads the models.
@@ -170,7 +120,7 @@ def test_shadow_pairs_teach_the_local_choice(
     ids: list[str] = []
     for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
         ids += [ask(client, text) for text, _ in train[start : start + 8]]
-        wait_for(partial(has_pairs, learning, len(ids)))
+        eventually(partial(has_pairs, learning, len(ids)), timeout_s=180, interval_s=0.3)
     before = learning()
     assert before["served_version"] == 0 and before["thresholds"]["source"] == "policy"
     assert (before["recent"]["agreement"] or 0) * before["recent"]["coverage"] < 0.5
@@ -184,8 +134,9 @@ def test_shadow_pairs_teach_the_local_choice(
 
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/support", json=change, headers=AUTH).raise_for_status()
-    wait_for(lambda: learning()["served_version"] == 1)
-    time.sleep(1.5)  # every replica's copy is refreshed within a poll
+    eventually(lambda: learning()["served_version"] == 1, timeout_s=180, interval_s=0.3)
+    served = proxy.app(url).state.shadowswitch.learning.memories  # this replica's copy, polled
+    eventually(lambda: getattr(served.get("support"), "version", None) == 1, timeout_s=10)
     decisions = []
     for text, want in test:
         decision = httpx.get(f"{url}/v1/shadowswitch/decisions/{ask(client, text)}", headers=AUTH).json()
@@ -204,4 +155,4 @@ def test_shadow_pairs_teach_the_local_choice(
     assert learning()["excluded"] == 1
 
     assert cli(db_url, policies, "rollback", "support")["served_version"] == 0
-    wait_for(lambda: learning()["served_version"] == 0)
+    eventually(lambda: learning()["served_version"] == 0, timeout_s=180, interval_s=0.3)

@@ -15,9 +15,8 @@ import httpx
 import openai
 import pytest
 
-from tests.test_learning_proxy import AUTH, TOKEN, agrees, cli, has_pairs, replay, wait_for
-
-__all__ = ["replay"]  # the module's fixture, shared
+from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs
+from tests.support.wait import eventually
 
 CITIES = ["Oslo", "Lisbon", "Madrid", "Vienna", "Prague", "Dublin", "Athens", "Berlin", "Warsaw", "Zurich"]
 SEARCH = "search_flights"
@@ -99,13 +98,13 @@ def test_the_same_text_gets_the_next_tool_once_the_first_has_run(
         for messages, _ in steps(text, city):
             ask(client, messages)
         sent += 3
-        wait_for(partial(has_pairs, learning, sent))
+        eventually(partial(has_pairs, learning, sent), timeout_s=180, interval_s=0.3)
     learned = cli(db_url, tmp_path / "policies0", "trips")
     assert learned["status"] == "promoted", learned
 
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/trips", json=change, headers=AUTH).raise_for_status()
-    wait_for(lambda: learning()["served_version"] == 1)
+    eventually(lambda: learning()["served_version"] == 1, timeout_s=180, interval_s=0.3)
     chosen: list[tuple[Any, Any]] = []
     for text, city in test:
         for messages, want in steps(text, city)[:2]:

@@ -18,17 +18,18 @@ from research.load import traffic
 from research.load.records import check_records
 from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
-from tests.conftest import write_policies
-from tests.servers import running
-from tests.test_feedback import ScriptedEngine
-from tests.test_spool_outage import serve_upstream
+from tests.support.policies import write_policies
+from tests.support.scripted_engine import ScriptedEngine
+from tests.support.servers import running
+from tests.support.upstreams import scripted_upstream
 
 REQUESTS, CONCURRENCY = 500, 16
 
 
 @pytest.fixture(scope="module")
 def steady_upstream() -> Iterator[str]:
-    yield from serve_upstream()
+    with scripted_upstream(keep_alive_s=600) as url:
+        yield url
 
 
 def test_a_mixed_concurrent_load_is_answered_and_recorded_once(

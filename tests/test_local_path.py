@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 import httpx
@@ -12,58 +11,14 @@ import jsonschema
 import openai
 import pytest
 
-from tests.test_proxy import TOOLS, client, decision
+from tests.support.clients import client, decision
+from tests.support.local_path import ALL_TOOLS, WEATHER, ask, policy, wait_for
 
 pytestmark = pytest.mark.slow
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Get the current weather forecast for a city",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "city": {"type": "string", "description": "City name"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["city"],
-        },
-    },
-}
-ALL_TOOLS = [*TOOLS, WEATHER]
 
 
 def assert_valid_call(tool: dict[str, Any], arguments: dict[str, Any]) -> None:
     jsonschema.validate(arguments, tool["function"]["parameters"])
-
-
-def policy(**engine: Any) -> dict[str, Any]:
-    return {
-        "task_type": "pick_tool",
-        "rollout": {"mode": "canary", "percent": 100, "compare_percent": engine.pop("compare", 0)},
-        "engine": {"min_confidence": 0.0, "min_margin": 0.0, **engine},
-    }
-
-
-def ask(url: str, text: str, **extra: Any) -> Any:
-    return client(url).chat.completions.with_raw_response.create(
-        model="travel-agent-step",
-        messages=[{"role": "user", "content": text}],
-        tools=extra.pop("tools", ALL_TOOLS),
-        extra_headers={"X-Shadowswitch-Task": "pick_tool", "X-Shadowswitch-Session": "s1"},
-        **extra,
-    )
-
-
-def wait_for(url: str, decision_id: str, field: str, timeout_s: float = 60) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        record = decision(url, decision_id)
-        if record.get(field) is not None:
-            return record
-        time.sleep(0.2)
-    raise AssertionError(f"decision {decision_id} never got {field}")
 
 
 def test_canary_answers_locally_with_a_valid_tool_call(proxy: Any, local_engine: Any) -> None:

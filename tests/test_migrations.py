@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -34,6 +35,7 @@ def test_backend_under_test_head_matches_models(db_url: str) -> None:
     db.upgrade(db_url)  # idempotent
 
 
+@pytest.mark.integration  # processes of their own
 def test_replicas_starting_together_migrate_once(db_url: str) -> None:
     """Four processes upgrading one empty database at the same moment all succeed."""
     import subprocess

@@ -7,7 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from shadowswitch.cli import app as cli
 from shadowswitch.errors import PolicyError
 from shadowswitch.policy import load_policies
 
@@ -21,24 +24,20 @@ rollout:
 """
 
 
-def check(directory: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shadowswitch.cli", "policy", "check", str(directory)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def check(directory: Path) -> Result:
+    """`shadowswitch policy check DIRECTORY`, in this process (`serve` below runs in its own)."""
+    return CliRunner().invoke(cli, ["policy", "check", str(directory)])
 
 
 def test_repository_policies_are_valid() -> None:
     result = check(Path(__file__).parents[1] / "policies")
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.exit_code == 0, result.output
 
 
 def test_valid_directory(tmp_path: Path) -> None:
     (tmp_path / "pick_tool.yaml").write_text(GOOD)
     result = check(tmp_path)
-    assert result.returncode == 0 and "1 policy valid" in result.stdout
+    assert result.exit_code == 0 and "1 policy valid" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -68,7 +67,7 @@ def test_valid_directory(tmp_path: Path) -> None:
 def test_problems_name_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
     (tmp_path / "bad.yaml").write_text(text)
     result = check(tmp_path)
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert f"{tmp_path / 'bad.yaml'}{expected}" in result.stdout, result.stdout
 
 
@@ -86,6 +85,7 @@ def test_duplicate_task_types(tmp_path: Path) -> None:
         load_policies(tmp_path)
 
 
+@pytest.mark.integration  # the real `serve` process
 def test_serve_refuses_an_invalid_policy(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text(GOOD.replace("percent: 10", "percent: -1"))
     result = subprocess.run(

@@ -7,50 +7,10 @@ import time
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "search_flights",
-            "description": "Search flights between two cities",
-            "parameters": {
-                "type": "object",
-                "properties": {"origin": {"type": "string"}, "destination": {"type": "string"}},
-                "required": ["origin", "destination"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "book_hotel",
-            "description": "Book a hotel room in a city",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
-                "required": ["city", "nights"],
-            },
-        },
-    },
-]
-TRAVEL = {
-    "task_type": "pick_tool",
-    "match": {"tools_include": ["search_flights", "book_hotel"]},
-    "rollout": {"mode": "off"},
-}
-
-
-def client(url: str) -> openai.OpenAI:
-    return openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0)
-
-
-def decision(url: str, decision_id: str) -> dict[str, Any]:
-    response = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}")
-    assert response.status_code == 200, response.text
-    return dict(response.json())
+from tests.support.clients import client, decision
+from tests.support.policies import TOOLS, TRAVEL
 
 
 def test_plain_chat_is_forwarded_and_recorded(proxy: Any) -> None:

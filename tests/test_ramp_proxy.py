@@ -10,25 +10,25 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from research.upstreams.scripted import answer
 from shadowswitch.app import create_app
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.routing import bucket
 from shadowswitch.settings import Settings
-from tests.conftest import write_policies
-from tests.servers import running
-from tests.test_feedback import TASK, eventually, feedback
-from tests.test_proxy import TOOLS, client
+from tests.support.clients import TASK, client, feedback
+from tests.support.policies import TOOLS, write_policies
+from tests.support.servers import running
+from tests.support.upstreams import answer
+from tests.support.wait import eventually
 
 TOKEN = "ramp-admin-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -120,16 +120,19 @@ def feed_until(
     urls: list[str], done: Callable[[dict[str, Any]], bool], timeout_s: float = 60
 ) -> dict[str, Any]:
     """Send agent turns (to every replica in turn) on keys the rollout serves locally, until `done`."""
-    deadline = time.monotonic() + timeout_s
-    for url in itertools.cycle(urls):
+    replicas = itertools.cycle(urls)
+
+    def fed() -> dict[str, Any] | None:
+        url = next(replicas)
         current = rollout(url)
         if done(current):
             return current
-        assert time.monotonic() < deadline, f"ramp did not get there: {current['ramp']}"
         percent = current["percent"] if current["mode"] == "canary" else 0.0
         for _ in range(3):
             ask(url, local_key(percent))
-    raise AssertionError("unreachable")
+        return None
+
+    return eventually(fed, timeout_s=timeout_s, interval_s=0, what="the ramp gets there")
 
 
 def at(percent: float) -> Callable[[dict[str, Any]], bool]:
@@ -138,6 +141,20 @@ def at(percent: float) -> Callable[[dict[str, Any]], bool]:
 
 def ramp_state(state: str) -> Callable[[dict[str, Any]], bool]:
     return lambda r: (r["ramp"] or {}).get("state") == state
+
+
+def ramp_checks(proxy: Any, url: str, passes: int = 2) -> None:
+    """Until the proxy's ramp controller has checked its ramps `passes` more times (with what the
+    test has just sent in hand), instead of sleeping and hoping it looked."""
+    live = proxy.app(url).state.shadowswitch.live
+    done = live.ramp_passes
+    eventually(lambda: live.ramp_passes >= done + passes, what=f"{passes} ramp checks")
+
+
+def past_min_duration(url: str) -> bool:
+    """The ramp's step has lasted its `min_duration` (1 s): time alone would not hold it back."""
+    since = datetime.fromisoformat(rollout(url)["ramp"]["since"])
+    return datetime.now(UTC) - since > timedelta(seconds=1)
 
 
 def test_agreeing_answers_ramp_from_shadow_to_100_one_audit_event_per_step(proxy: Any) -> None:
@@ -180,7 +197,7 @@ def test_disagreeing_answers_hold_at_their_step_or_revert(proxy: Any, on_fail: s
     engine.agree = True  # good answers again: a stopped ramp stays where it is until a person acts
     for _ in range(10):
         ask(url, local_key(5))
-    time.sleep(0.5)
+    ramp_checks(proxy, url)
     assert rollout(url)["ramp"]["state"] == stopped["ramp"]["state"]
     assert [e["kind"] for e in audit(url)].count("ramp_step") == 1
 
@@ -191,7 +208,9 @@ def test_too_few_pairs_waits_and_says_for_what(proxy: Any) -> None:
         ask(url, local_key(0))
     waiting = eventually(lambda: _waits_for(url, "20 of 30 pairs"), timeout_s=10)
     assert any(w.startswith("agreement 100.0% [") for w in waiting)  # the figures it has so far
-    time.sleep(1.2)  # past min_duration, and the agreement alone would do: still waits for pairs
+    # past min_duration, and the agreement alone would do: it still waits for pairs
+    eventually(lambda: past_min_duration(url), timeout_s=10)
+    ramp_checks(proxy, url)
     assert rollout(url)["mode"] == "shadow" and _waits_for(url, "20 of 30 pairs")
     assert "20 of 30 pairs" in rollout(url)["ramp"]["text"]
     (entry,) = httpx.get(f"{url}/v1/shadowswitch/report", headers=AUTH).json()["task_types"]
@@ -220,7 +239,8 @@ def test_a_manual_change_pauses_the_ramp_until_resume(proxy: Any) -> None:
     assert pause["actor"] == "api:admin"
     for _ in range(25):  # plenty of agreeing pairs: a paused ramp does not move
         ask(url, local_key(10))
-    time.sleep(1.2)
+    eventually(lambda: past_min_duration(url), timeout_s=10)
+    ramp_checks(proxy, url)
     assert (rollout(url)["percent"], rollout(url)["ramp"]["state"]) == (10, "paused")
     assert ramp(url, "pause").status_code == 409
     resumed = ramp(url, "resume", "checked the canary by hand")
@@ -270,7 +290,7 @@ def test_a_breaker_trip_aborts_the_ramp_which_stays_aborted_after_restore(proxy:
     eventually(lambda: rollout(url)["breaker"]["state"] == "closed", timeout_s=10)
     for _ in range(20):
         ask(url, local_key(5))
-    time.sleep(1.2)
+    ramp_checks(proxy, url)
     after = rollout(url)
     assert (after["percent"], after["ramp"]["state"]) == (5, "aborted")
     assert [e["kind"] for e in audit(url)].count("ramp_step") == 1

@@ -16,10 +16,10 @@ import pytest
 import sqlalchemy
 from pydantic import ValidationError
 
-from research.upstreams.faulty import FaultyUpstream
 from shadowswitch.redact import default_redactor, safe_text
 from shadowswitch.settings import Settings
-from tests.test_proxy import client, decision
+from tests.support.clients import client, decision
+from tests.support.upstreams import FaultyUpstream
 
 PERSONAL = (
     "I am jane.doe+travel@example.com, call me on +44 20 7946 0958 or (555) 123-4567; "

@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from shadowswitch.engines.engine_set import EngineSet
-from tests.conftest import write_policies
-from tests.serve_process import Served, serve
-from tests.test_feedback import ScriptedEngine, eventually
-from tests.test_proxy import TOOLS, TRAVEL
+from tests.support.policies import TOOLS, TRAVEL, write_policies
+from tests.support.processes import Served, serve
+from tests.support.scripted_engine import ScriptedEngine
+from tests.support.wait import eventually
 
 TOKEN = "reload-s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -170,8 +170,9 @@ def test_sighup_reloads_and_a_refused_reload_is_logged(served: Served, policies:
     assert served.process.poll() is None  # SIGHUP reloads; it does not end the process
 
 
+@pytest.mark.integration  # the CLI in a process of its own
 def test_cli_says_so_when_no_server_answers(tmp_path: Path) -> None:
-    from tests.servers import free_port
+    from tests.support.servers import free_port
 
     result = cli_reload("--url", f"http://127.0.0.1:{free_port()}", "--token", TOKEN)
     assert result.returncode == 1

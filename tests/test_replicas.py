@@ -7,6 +7,7 @@ local path really answers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -23,10 +24,10 @@ import pytest
 from shadowswitch.policy.models import Breaker
 from shadowswitch.rollouts.store.breaker import BreakerStore
 from shadowswitch.store import db
-from tests.conftest import write_policies
-from tests.servers import free_port
-from tests.test_feedback import TASK, eventually, metric
-from tests.test_proxy import TOOLS
+from tests.support.clients import TASK, metric
+from tests.support.policies import TOOLS, write_policies
+from tests.support.servers import free_port
+from tests.support.wait import eventually
 
 BIN = Path(sys.executable).parent / "shadowswitch"
 SECOND = 1.0  # SPEC: every server sees a change within 1 s
@@ -46,16 +47,13 @@ class Replica:
             )
 
     def wait_ready(self, timeout_s: float = 240) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        def ready() -> bool:
             assert self.process.poll() is None, self.log.read_text()
-            try:
-                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"{self.url} not ready:\n{self.log.read_text()}")
+            with contextlib.suppress(httpx.HTTPError):
+                return httpx.get(self.url + "/readyz", timeout=2).status_code == 200
+            return False
+
+        eventually(ready, timeout_s=timeout_s, interval_s=0.2, what=f"{self.url} ready")
 
     def stop(self) -> None:
         self.process.terminate()

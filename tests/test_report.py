@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.test_proxy import client
+from tests.support.clients import client
 
 
 def test_report_counts_requests_per_task_and_path(proxy: Any, db_url: str) -> None:
@@ -47,7 +47,7 @@ def test_report_rejects_a_bad_window(proxy: Any) -> None:
 def test_a_shadow_run_makes_pairs_the_report_counts(proxy: Any, local_engine: Any, db_url: str) -> None:
     """The real engine in shadow beside the scripted upstream: the upstream picks the same tools but
     writes placeholder arguments, so the paths agree on the tool and not on the call."""
-    from tests.test_local_path import ask, policy, wait_for
+    from tests.support.local_path import ask, policy, wait_for
 
     url = proxy({**policy(), "rollout": {"mode": "shadow"}}, local_factory=lambda: local_engine)
     questions = ["What's the weather like in Lisbon today?", "Book a hotel room in Paris for 2 nights"]

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.test_local_path import WEATHER
-from tests.test_proxy import TOOLS, client, decision
+from tests.support.clients import client, decision
+from tests.support.local_path import WEATHER
+from tests.support.policies import TOOLS
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionStore, _Insert
 from shadowswitch.store.tables import Decision, utcnow
-from tests.test_proxy import client, decision
+from tests.support.clients import client, decision
 
 LONG = "please remember this " * 20
 

@@ -1,12 +1,10 @@
-"""`shadowswitch serve --workers 2`: a real multi-process server, its flags seen by every worker."""
+"""`shadowswitch serve --workers 2`: a real multi-process server, its flags seen by every worker.
+
+(What it asks of uvicorn for its workers' health pings: test_serve_options.py.)"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -14,8 +12,9 @@ from openai import OpenAI
 from sqlalchemy import create_engine, text
 
 from research.overhead.processes import process_tree, started
-from tests.conftest import write_policies
-from tests.servers import free_port
+from tests.support.policies import write_policies
+from tests.support.servers import free_port
+from tests.support.wait import eventually
 
 POLICY = {"task_type": "workers", "match": {"model": "workers-model"}, "rollout": {"mode": "off"}}
 
@@ -36,41 +35,9 @@ def test_two_workers_answer_with_the_flags_settings(tmp_path: Path, upstream: st
             assert raw.headers["x-shadowswitch-task"] == "workers"  # the policies the flag named
             assert raw.parse().choices[0].message.content == f"echo: hello {i}"
         assert httpx.get(f"http://127.0.0.1:{port}/v1/models").json()["data"]
-        assert _recorded(db, expected=8) == 8  # into the database the flag named
-        _a_stalled_worker_is_not_killed(server.pid, client)
+        eventually(lambda: _recorded(db) == 8, timeout_s=10)  # into the database the flag named
 
 
-def _a_stalled_worker_is_not_killed(supervisor: int, client: OpenAI) -> None:
-    """A worker that cannot answer uvicorn's health ping for a few seconds (here SIGSTOP; in life
-    a model load or CPU starvation) is busy, not hung: uvicorn's 5 s default killed it, and every
-    request in flight on it with it."""
-    workers = _workers(supervisor)
-    stalled = min(workers)
-    os.kill(stalled, signal.SIGSTOP)
-    try:
-        time.sleep(8)
-    finally:
-        with contextlib.suppress(ProcessLookupError):  # killed by its supervisor
-            os.kill(stalled, signal.SIGCONT)
-    time.sleep(1)
-    assert _workers(supervisor) == workers
-    messages = [{"role": "user", "content": "on"}]
-    reply = client.chat.completions.create(model="workers-model", messages=messages)
-    assert reply.choices[0].message.content == "echo: on"
-
-
-def _workers(supervisor: int) -> set[int]:
-    """uvicorn's worker processes (multiprocessing's resource tracker is a child too)."""
-    tree = process_tree(supervisor)
-    return {pid for pid in tree if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()}
-
-
-def _recorded(db: Path, expected: int, timeout_s: float = 10) -> int:
-    engine = create_engine(f"sqlite:///{db}")
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with engine.connect() as conn:
-            count = int(conn.execute(text("SELECT count(*) FROM decision")).scalar_one())
-        if count >= expected or time.monotonic() > deadline:
-            return count
-        time.sleep(0.2)
+def _recorded(db: Path) -> int:
+    with create_engine(f"sqlite:///{db}").connect() as conn:
+        return int(conn.execute(text("SELECT count(*) FROM decision")).scalar_one())

@@ -19,10 +19,9 @@ import pytest
 import yaml
 from sqlalchemy import create_engine, text
 
-from tests.conftest import write_policies
-from tests.serve_process import Served, serve
-from tests.test_feedback import eventually
-from tests.test_proxy import TOOLS, TRAVEL
+from tests.support.policies import TOOLS, TRAVEL, write_policies
+from tests.support.processes import Served, serve
+from tests.support.wait import eventually
 
 N = 8
 

@@ -28,18 +28,17 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from sqlalchemy import create_engine, text
 
-from research.upstreams.scripted import create_upstream
 from shadowswitch.app import create_app
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Policy
 from shadowswitch.settings import Settings
-from tests.conftest import write_policies
-from tests.servers import free_port, running
-from tests.test_feedback import eventually
-from tests.test_proxy import TOOLS, client
+from tests.support.clients import client
+from tests.support.policies import TOOLS, write_policies
+from tests.support.servers import free_port, running
+from tests.support.upstreams import scripted_upstream
+from tests.support.wait import eventually
 
 pytestmark = pytest.mark.slow  # ~20-40 s each; once per CI run is enough
 
@@ -106,26 +105,9 @@ class PrivatePostgres:
 
 @pytest.fixture(scope="module")
 def steady_upstream() -> Iterator[str]:
-    """The scripted upstream, keeping idle connections open: with uvicorn's 5 s default, a pooled
-    connection closed by the server as the proxy reuses it fails the request (no retries), a race
-    that has nothing to do with the database and that a loaded machine makes likely."""
-    yield from serve_upstream()
-
-
-def serve_upstream() -> Iterator[str]:
-    port = free_port()
-    config = uvicorn.Config(
-        create_upstream(), host="127.0.0.1", port=port, log_level="warning", timeout_keep_alive=600
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    eventually(lambda: server.started, timeout_s=30)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    """The scripted upstream, keeping idle connections open (see `scripted_upstream`)."""
+    with scripted_upstream(keep_alive_s=600) as url:
+        yield url
 
 
 @dataclass

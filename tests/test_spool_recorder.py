@@ -6,9 +6,7 @@ own error) or the database is locked by another connection (a slow database), th
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.tables import Decision
 from shadowswitch.store.writes import Insert, Update, encode
+from tests.support.wait import eventually_async
 
 
 def new_decision(i: int, task_type: str | None = "t") -> Decision:
@@ -50,13 +49,6 @@ def rename(path: Path, old: str, new: str) -> None:
         conn.execute(f"ALTER TABLE {old} RENAME TO {new}")
 
 
-async def until(check: Callable[[], bool], timeout_s: float = 20) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
-
-
 def metric(recorder: DecisionRecorder, name: str, **labels: str) -> float:
     assert recorder.metrics is not None
     return recorder.metrics.registry.get_sample_value(name, labels) or 0.0
@@ -82,7 +74,7 @@ async def test_an_outage_spools_writes_and_the_database_gets_each_once_in_order(
     assert metric(recorder, "shadowswitch_spool_records") == 41
 
     rename(sqlite_file, "decision_away", "decision")  # back
-    await until(lambda: recorder.status()["records"] == "database")
+    await eventually_async(lambda: recorder.status()["records"] == "database", timeout_s=20)
     written = rows(sqlite_file)
     assert [r[0] for r in written] == [f"d{i:04d}" for i in range(25)]  # once each, in order
     assert [r[1] for r in written[5:]] == [f"updated {i}" for i in range(5, 25)]
@@ -104,7 +96,7 @@ async def test_records_spooled_at_shutdown_are_written_by_the_next_start(
     assert rows(sqlite_file) == []
     second = recorder_for(sqlite_file, tmp_path)
     second.start()
-    await until(lambda: len(rows(sqlite_file)) == 10)
+    await eventually_async(lambda: len(rows(sqlite_file)) == 10, timeout_s=20)
     await second.stop()
     assert [r[0] for r in rows(sqlite_file)] == [f"d{i:04d}" for i in range(10)]
 
@@ -122,7 +114,7 @@ async def test_a_slow_database_is_not_waited_for_beyond_the_timeout(
     assert recorder.status()["records"] == "spooling"
     locker.execute("ROLLBACK")
     locker.close()
-    await until(lambda: recorder.status()["records"] == "database")
+    await eventually_async(lambda: recorder.status()["records"] == "database", timeout_s=20)
     await recorder.stop()
     # the write given up on finished after the lock went, and the spool wrote it again: one row each
     assert [r[0] for r in rows(sqlite_file)] == [f"d{i:04d}" for i in range(10)]

@@ -1,4 +1,4 @@
-"""Upstream faults, from a real upstream that misbehaves on purpose over HTTP (research/upstreams/faulty.py).
+"""Upstream faults, from a real upstream that misbehaves on purpose over HTTP (support/upstreams/faulty).
 
 Each fault reaches the agent with the right status (502, 504, 429 with its Retry-After, the
 upstream's own 4xx), is retried only where that is safe (never after the first streamed byte),
@@ -14,12 +14,13 @@ import httpx
 import openai
 import pytest
 
-from research.upstreams.faulty import RETRY_AFTER_S, FaultyUpstream
 from shadowswitch.engines.base import Choice
 from shadowswitch.errors import UnsupportedRequest
 from shadowswitch.policy.models import Policy
-from tests.test_feedback import eventually, rollout
-from tests.test_proxy import TOOLS, client, decision
+from tests.support.clients import client, decision, rollout
+from tests.support.policies import TOOLS
+from tests.support.upstreams import RETRY_AFTER_S, FaultyUpstream
+from tests.support.wait import eventually
 
 RETRIES = 2  # the proxy's default: three attempts in all
 

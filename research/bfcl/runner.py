@@ -87,8 +87,8 @@ class Run:
 
 def proxy_systems(run: Run) -> None:
     """Every scorer through a real proxy, counting the stub upstream's hits (fallbacks)."""
+    from examples.upstreams.stub import StubUpstream
     from research.bfcl.proxy import ProxyClient, running_proxy, task_name, write_policies
-    from research.upstreams.stub import StubUpstream
 
     config = run.config
     runs = [(s, False) for s in config.scorers] + [(s, True) for s in config.abstain_scorers]

@@ -11,10 +11,10 @@ from typing import Any
 
 import yaml
 
+from examples.upstreams.stub import StubUpstream
 from research.bfcl.proxy import running_proxy
 from research.bfcl.results import git_commit, machine_info
 from research.fuzz.run import Report, fuzz_api, fuzz_policies, fuzz_tool_schemas
-from research.upstreams.stub import StubUpstream
 
 TOKEN = "fuzz-bench-admin"
 TOOLS_TASK = "fuzz_tools"

@@ -90,7 +90,7 @@ def write(results: dict[str, Any], out: Path) -> None:
 def upstream(work: Path) -> Iterator[str]:
     """The scripted upstream in its own process (its CPU is not the proxy's), idle keep-alive long."""
     port = free_port()
-    command = [sys.executable, "-m", "uvicorn", "research.upstreams.scripted:create_upstream", "--factory"]
+    command = [sys.executable, "-m", "uvicorn", "examples.upstreams.scripted:create_upstream", "--factory"]
     command += ["--port", str(port), "--log-level", "warning", "--timeout-keep-alive", "600"]
     with _process(command, work / "upstream.log") as process:
         url = f"http://127.0.0.1:{port}/v1"

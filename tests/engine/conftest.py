@@ -1,9 +1,8 @@
-"""Engine fixtures: the real embedded models, loaded once per test session."""
+"""Engine fixtures: the real embedded models, loaded once per test session (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,9 +32,6 @@ class ParsingEngine:
 
 
 @pytest.fixture(scope="session")
-def engine() -> Iterator[Any]:
-    from shadowswitch.engines.local import create_engine
-
-    built = create_engine()
-    yield ParsingEngine(built)
-    built.close()
+def engine(local_engine: Any) -> ParsingEngine:
+    """The session's real engine (conftest.py's `local_engine`), given requests as dicts."""
+    return ParsingEngine(local_engine)

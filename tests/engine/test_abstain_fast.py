@@ -12,7 +12,7 @@ import pytest
 from shadowswitch.engines.local.conversation import called_this_turn
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.engine.helpers import FLIGHT, TOOLS, WEATHER, ask
+from tests.support.engine_requests import FLIGHT, TOOLS, WEATHER, ask
 
 POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
 ERRORS = Policy(task_type="t").feedback.tool_error_regex

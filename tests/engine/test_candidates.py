@@ -11,7 +11,7 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, CandidateSe
 from shadowswitch.errors import BadRequest
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.engine.helpers import FLIGHT, TOOLS, WEATHER, ask
+from tests.support.engine_requests import FLIGHT, TOOLS, WEATHER, ask
 
 POLICY = Policy(task_type="t")
 

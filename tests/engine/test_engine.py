@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from shadowswitch.policy.models import Policy
-from tests.engine.helpers import EMAIL, FLIGHT, TOOLS, WEATHER, ask, tool
-from tests.engine.test_arguments import schemas
+from tests.support.arguments import schemas
+from tests.support.engine_requests import EMAIL, FLIGHT, TOOLS, WEATHER, ask, tool
 
 pytestmark = pytest.mark.slow
 POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})

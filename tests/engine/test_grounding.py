@@ -13,8 +13,8 @@ from shadowswitch.engines.local.conversation import value_turn
 from shadowswitch.engines.local.outputs import action_choice
 from shadowswitch.policy.models import Action
 from shadowswitch.request import ChatView
-from tests.engine.provenance import assert_grounded
-from tests.engine.test_arguments import FILLER, TEXTS, schemas
+from tests.support.arguments import FILLER, TEXTS, schemas
+from tests.support.provenance import assert_grounded
 
 
 def obj(required: list[str], **props: Any) -> dict[str, Any]:

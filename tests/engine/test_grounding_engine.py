@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shadowswitch.policy.models import Policy
-from tests.engine.helpers import ask, tool
-from tests.engine.provenance import assert_grounded
-from tests.engine.test_arguments import TEXTS, schemas
+from tests.support.arguments import TEXTS, schemas
+from tests.support.engine_requests import ask, tool
+from tests.support.provenance import assert_grounded
 
 pytestmark = pytest.mark.slow
 POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})

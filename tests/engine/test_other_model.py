@@ -23,8 +23,8 @@ from shadowswitch.engines.local.decider import Decider
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.engine.helpers import TOOLS, ask
-from tests.engine.test_prompts import GEMMA
+from tests.support.engine_requests import TOOLS, ask
+from tests.support.templates import GEMMA
 
 pytestmark = pytest.mark.slow
 

@@ -19,29 +19,10 @@ from shadowswitch.engines.local.runtime.prompts import (
     choice_fixed,
     choice_variable,
 )
+from tests.support.templates import GEMMA, LLAMA2
 
 pytestmark = pytest.mark.slow
 
-GEMMA = (
-    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}"
-    "{{ raise_exception('System role not supported') }}{% endif %}"
-    "{% for message in messages %}"
-    "{% if message['role'] == 'assistant' %}{% set role = 'model' %}"
-    "{% else %}{% set role = message['role'] %}{% endif %}"
-    "{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}"
-    "{% endfor %}{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}"
-)
-LLAMA2 = (
-    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}"
-    "{% set system_message = messages[0]['content'] %}{% else %}{% set loop_messages = messages %}"
-    "{% set system_message = false %}{% endif %}{% for message in loop_messages %}"
-    "{% if loop.index0 == 0 and system_message != false %}"
-    "{% set content = '<<SYS>>\\n' + system_message + '\\n<</SYS>>\\n\\n' + message['content'] %}"
-    "{% else %}{% set content = message['content'] %}{% endif %}"
-    "{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + ' [/INST]' }}"
-    "{% elif message['role'] == 'assistant' %}{{ ' ' + content.strip() + ' ' + eos_token }}{% endif %}"
-    "{% endfor %}"
-)
 TOOL = Candidate("get_weather", "tool", "get weather: Current weather for a city. Uses a service.")
 NONE = Candidate(NO_TOOL_ID, "no_tool", "answer directly: reply in plain text without calling any tool")
 PARAMS = {"properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]}

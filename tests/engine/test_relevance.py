@@ -16,7 +16,7 @@ from shadowswitch.engines.local.choice.relevance import (
 )
 from shadowswitch.engines.local.conversation import intent_text
 from shadowswitch.policy.models import Policy
-from tests.engine.helpers import TOOLS, ask
+from tests.support.engine_requests import TOOLS, ask
 
 POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
 

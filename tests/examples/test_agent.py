@@ -37,6 +37,7 @@ def test_a_good_model_completes_every_task(simulated: str) -> None:
     assert summary.steps == calls + sum(len(task.turns) for task in TASKS)  # each call, then a reply
 
 
+@pytest.mark.integration  # serves its upstream
 def test_malformed_calls_are_parse_failures_the_model_recovers_from() -> None:
     with serving(create_upstream(Simulated(FAST, error_rate=0.4, seed=3))) as url:
         results = run_tasks(url, TASKS[:12], tag="sloppy", concurrency=4)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from research.bfcl.data import BfclCase
 from research.learning_curve import expected_answer, judge, traffic
 
@@ -57,6 +59,7 @@ def test_the_bench_names_what_each_miss_was() -> None:
     assert not fell_back["served"] and fell_back["why"] == "missing_value"
 
 
+@pytest.mark.integration  # a process of its own
 def test_the_learning_command_is_registered_for_python_dash_m() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "research.cli", "learning", "--help"],

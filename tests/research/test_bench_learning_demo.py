@@ -11,16 +11,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from examples.travel_agent.task_sets import tasks_in
 from examples.travel_agent.tasks import TASKS
 from research.learning_curve import run_learning
 from research.learning_demo import demo_traffic, judge
 from shadowswitch.engines.local.arguments.chinese import has_chinese
-from tests.servers import running
+from tests.support.servers import running
 
 FLIGHTS = [t for t in TASKS if t.tags == ("flights",)][:3]  # split: two stream tasks, one test task
 
 
+@pytest.mark.integration  # serves the demo upstream
 def test_the_demo_traffic_splits_by_task_and_judges_the_whole_call() -> None:
     traffic = demo_traffic(FLIGHTS)
     stream, test = traffic.stream, traffic.test
@@ -43,6 +46,7 @@ def test_the_demo_traffic_splits_by_task_and_judges_the_whole_call() -> None:
     assert judge(text, {"path": "generative", "chosen": "__no_tool__"})["agree"]
 
 
+@pytest.mark.integration  # serves the demo upstream
 def test_the_demo_traffic_in_chinese_is_the_agent_talking_chinese() -> None:
     chinese = [t for t in tasks_in("zh") if t.tags == ("flights",)][:3]
     traffic = demo_traffic(chinese, lang="zh")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from research.overhead.run import OverheadConfig, add_overheads, run_overhead, summarise
 
 
+@pytest.mark.integration  # serves upstreams
 def test_a_tiny_run_writes_every_cell(tmp_path: Path) -> None:
     out = tmp_path / "overhead.json"
     config = OverheadConfig(

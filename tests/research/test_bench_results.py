@@ -10,6 +10,7 @@ import pytest
 from research.bfcl.results import git_commit
 
 
+@pytest.mark.integration  # runs git
 def test_a_run_rewriting_its_results_is_not_dirty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def git(*args: str) -> None:
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True)

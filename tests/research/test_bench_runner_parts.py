@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 import yaml
 
 from research.bfcl.baselines import call_schema, json_complete, parse_calls, prompt_messages
@@ -12,8 +13,8 @@ from research.bfcl.checker import Call
 from research.bfcl.data import load_cases
 from research.bfcl.outcome import Outcome, from_compact, percentile, summarise
 from research.bfcl.proxy import choice_ms, policy_for, write_policies
-from research.upstreams.stub import StubUpstream
 from shadowswitch.policy.models import Defaults, Policy
+from tests.support.upstreams import StubUpstream
 
 
 def test_parse_calls_from_generated_text() -> None:
@@ -97,6 +98,7 @@ def test_policies_written_are_valid_for_the_proxy(tmp_path: Path) -> None:
     assert default.engine.min_confidence == Policy(task_type="x").engine.min_confidence
 
 
+@pytest.mark.integration  # serves the stub upstream
 def test_stub_upstream_answers_and_counts() -> None:
     with StubUpstream() as stub:
         body = {"model": "stub", "messages": [{"role": "user", "content": "hi"}]}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.wait import eventually
 
 
 def _children(pid: int) -> list[int]:
@@ -29,16 +30,10 @@ def test_sigterm_stops_the_proxy_the_bench_started(tmp_path: Path) -> None:
     bench = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     proxies: list[int] = []
     try:
-        deadline = time.monotonic() + 120
-        while not (proxies := _children(bench.pid)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert proxies, "the bench never started its proxy"
+        proxies = eventually(lambda: _children(bench.pid), 120, 0.2, "the bench starts its proxy")
         bench.send_signal(signal.SIGTERM)
         assert bench.wait(timeout=60) == 128 + signal.SIGTERM
-        deadline = time.monotonic() + 30
-        while any(_alive(p) for p in proxies) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not any(_alive(p) for p in proxies), "the proxy outlived the bench"
+        eventually(lambda: not any(_alive(p) for p in proxies), 30, 0.2, "the proxy stops with the bench")
     finally:  # a failed run must not leave a proxy behind either
         bench.kill()
         for pid in proxies:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
+import pytest
+
 from examples.travel_agent.task_sets import tasks_in
 from research.zh.demo_tasks import judge, steps
 
@@ -45,6 +47,7 @@ def test_a_call_is_right_when_the_booking_system_cannot_tell_it_from_the_expecte
     assert not judge(search, choice("search_flights", same), 0.95, 0.05)["served"]
 
 
+@pytest.mark.integration  # a process of its own
 def test_the_bench_module_runs_as_a_script_with_the_zh_command() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "research.cli", "zh", "--tasks", "nope"], capture_output=True, text=True

@@ -55,6 +55,7 @@ class LiveRollouts:
         self.ramps = RampStore(store.engine, store.clock)
         self.ramp_check_s = ramp_check_s  # how often running ramps read their evidence
         self._ramps_checked = -math.inf
+        self.ramp_passes = 0  # ramp checks done: what a test waits for, rather than for time
 
     def view(self, task_type: str) -> RolloutView:
         row = self.rows.get(task_type)
@@ -113,6 +114,7 @@ class LiveRollouts:
                         else logging.WARNING
                     )
                     log.log(level, "ramp of task type %s: %s", moved.task_type, moved.ramp_note)
+        self.ramp_passes += 1
 
     def apply(self, written: Written | None) -> None:
         """Patch the view with a committed breaker step and report its transition."""

@@ -179,7 +179,7 @@ async def _sse(body: dict[str, Any], message: dict[str, Any]) -> Any:
 
 
 def main() -> None:
-    """`python -m research.upstreams.scripted --port 8000`: run the scripted upstream."""
+    """`python -m examples.upstreams.scripted --port 8000`: run the scripted upstream."""
     import argparse
 
     import uvicorn

@@ -7,15 +7,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 
-from tests.servers import free_port
+from tests.support.servers import free_port
+from tests.support.wait import eventually
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Served:
@@ -29,15 +29,17 @@ class Served:
         with log.open("w") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment)
 
+    def ready(self) -> bool:
+        assert self.process.poll() is None, self.text()
+        with contextlib.suppress(httpx.HTTPError):
+            return httpx.get(self.url + "/readyz", timeout=2).status_code == 200
+        return False
+
     def wait_ready(self, timeout_s: float = 120) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.text()
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
-                    return
-            time.sleep(0.1)
-        raise AssertionError(f"{self.url} not ready:\n{self.text()}")
+        try:
+            eventually(self.ready, timeout_s=timeout_s, interval_s=0.1)
+        except AssertionError as error:
+            raise AssertionError(f"{self.url} not ready:\n{self.text()}") from error
 
     def send(self, sig: signal.Signals) -> None:
         self.process.send_signal(sig)

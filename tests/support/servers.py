@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,21 +11,26 @@ import httpx
 import uvicorn
 
 from research.bfcl.proxy import free_port
+from tests.support.wait import eventually
+
+__all__ = ["free_port", "running"]
 
 
 @contextlib.contextmanager
-def running(app: Any, ready_path: str = "/healthz", timeout_s: float = 60) -> Iterator[str]:
-    """Serve `app` until the block ends; yields its base URL."""
+def running(app: Any, ready_path: str = "/healthz", timeout_s: float = 60, **config: Any) -> Iterator[str]:
+    """Serve `app` until the block ends; yields its base URL. `config`: more uvicorn settings."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + timeout_s
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
+
+    def started() -> bool:
+        if not thread.is_alive():
             raise RuntimeError(f"server on {url} did not start")
-        time.sleep(0.02)
+        return bool(server.started)
+
+    eventually(started, timeout_s=timeout_s, interval_s=0.02, what=f"server on {url} started")
     with contextlib.suppress(httpx.HTTPError):
         httpx.get(url + ready_path, timeout=5)
     try:

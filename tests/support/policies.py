@@ -1,0 +1,63 @@
+"""Policies the tests serve, and the tools their requests offer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support.clients import TASK
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search_flights",
+            "description": "Search flights between two cities",
+            "parameters": {
+                "type": "object",
+                "properties": {"origin": {"type": "string"}, "destination": {"type": "string"}},
+                "required": ["origin", "destination"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "book_hotel",
+            "description": "Book a hotel room in a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
+                "required": ["city", "nights"],
+            },
+        },
+    },
+]
+TRAVEL = {
+    "task_type": "pick_tool",
+    "match": {"tools_include": ["search_flights", "book_hotel"]},
+    "rollout": {"mode": "off"},
+}
+
+
+def write_policies(directory: Path, upstream: str, *policies: dict[str, Any]) -> Path:
+    """A policies folder: `_defaults.yaml` naming the scripted upstream, then one file per policy."""
+    directory.mkdir(parents=True, exist_ok=True)
+    defaults = {"upstream": {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}}
+    (directory / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
+    for policy in policies:
+        (directory / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
+    return directory
+
+
+def travel(**breaker: Any) -> dict[str, Any]:
+    """The travel tools, all on the local path (canary 100 %), with a quick breaker."""
+    return {
+        "task_type": TASK,
+        "match": {"tools_include": ["search_flights", "book_hotel"]},
+        "rollout": {"mode": "canary", "percent": 100},
+        "breaker": {"consecutive_failures": 3, "reprobe_after_s": 0, **breaker},
+        "feedback": {"tool_error_regex": "(?i)error|not found"},
+    }
