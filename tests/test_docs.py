@@ -29,6 +29,7 @@ def tracked_files() -> list[str]:
     return [name for name in listed.decode().split("\0") if name]
 
 
+@pytest.mark.integration  # starts a process
 def test_no_tracked_file_names_a_machine_path_or_links_outside() -> None:
     offenders = {}
     for name in tracked_files():
@@ -56,6 +57,7 @@ def test_the_pattern_finds_what_it_is_for() -> None:
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
+@pytest.mark.integration  # starts a process
 def test_every_relative_link_in_the_docs_resolves() -> None:
     broken = []
     for name in tracked_files():

@@ -13,6 +13,8 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -68,6 +70,7 @@ def _help_with_plugin(tmp_path: Path, module_source: str | None) -> subprocess.C
     )
 
 
+@pytest.mark.integration  # starts a process
 def test_a_plugin_that_is_declared_but_not_installed_is_absent_from_help(tmp_path: Path) -> None:
     out = _help_with_plugin(tmp_path, None)
     assert out.returncode == 0, out.stderr
@@ -75,6 +78,7 @@ def test_a_plugin_that_is_declared_but_not_installed_is_absent_from_help(tmp_pat
     assert "extra" not in out.stdout
 
 
+@pytest.mark.integration  # starts a process
 def test_a_plugin_that_is_installed_is_mounted(tmp_path: Path) -> None:
     source = (
         "import typer\n"
@@ -88,6 +92,7 @@ def test_a_plugin_that_is_installed_is_mounted(tmp_path: Path) -> None:
     assert "The ghost plugin." in out.stdout
 
 
+@pytest.mark.integration  # starts a process
 def test_a_plugin_missing_its_own_dependency_is_an_error_not_silence(tmp_path: Path) -> None:
     out = _help_with_plugin(tmp_path, "import no_such_dependency_of_the_plugin  # noqa: F401\n")
     assert out.returncode != 0

@@ -22,12 +22,13 @@ from openai._constants import DEFAULT_CONNECTION_LIMITS
 from typer.testing import CliRunner
 
 from shadowswitch import cli
+from shadowswitch.cli import serving
 
 
 def served_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> dict[str, Any]:
     """Run `shadowswitch serve ARGS`; return the keyword arguments it gave `uvicorn.run`."""
     monkeypatch.setattr(os, "environ", os.environ.copy())  # serve sets the workers' environment
-    monkeypatch.setattr(cli, "exit_zero_on_sigterm", lambda: None)  # the test process keeps its handler
+    monkeypatch.setattr(serving, "exit_zero_on_sigterm", lambda: None)  # the test process keeps its handler
     given: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: given.update(options))
     (tmp_path / "policies").mkdir()

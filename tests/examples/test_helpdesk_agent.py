@@ -20,6 +20,8 @@ from examples.helpdesk.simulated import simulated
 from shadowswitch.app import create_app
 from shadowswitch.settings import Settings
 
+pytestmark = pytest.mark.integration  # real HTTP servers in this process
+
 # one task of each family, so every tool path the task set takes runs once
 ONE_EACH = list({task.kind: task for task in TASKS}.values())
 
