@@ -18,7 +18,7 @@ import re
 import unicodedata
 from functools import cache
 
-from shadowswitch.engines.local.knowledge.english import STOPWORDS
+from shadowswitch.engines.local.languages.en.words import STOPWORDS
 
 MULTILINGUAL_SHARE = 0.35  # of a request's words outside the Latin script: the multilingual encoder
 UNREADABLE_SHARE = 0.5  # of its words in scripts no encoder knows: abstain

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
-from shadowswitch.engines.local.arguments.dates import date_spans
 from shadowswitch.engines.local.knowledge import Currencies, Knowledge
-from shadowswitch.engines.local.knowledge.english import STOPWORDS, WORD_NUMBERS
+from shadowswitch.engines.local.languages import Span, in_text
+from shadowswitch.engines.local.languages.en.dates import date_spans
+from shadowswitch.engines.local.languages.en.words import STOPWORDS, WORD_NUMBERS
 
-
-@dataclass(frozen=True)
-class Span:
-    text: str  # surface form in the conversation
-    value: Any  # typed value offered to a parameter
-    kind: str  # number | percent | date | quoted | name | ident | phrase | clause | text | currency | place
-    start: int
-    end: int
-
+__all__ = ["Span", "extract", "identifiers", "names", "numbers", "phrases", "quoted"]
 
 # A word character of a script that writes spaces between words: Chinese, Japanese and Korean
 # characters are left out, so that "最多10个" holds the number 10 and "Ed Sheeran的" the name. In
@@ -60,8 +51,6 @@ QUOTE_RE = re.compile(
 _I = rf"(?:{W}|[@/.:+~-])"  # a character of an identifier
 IDENT_RE = re.compile(rf"(?<![@/.:-])(?<!{W}){_I}*(?:{W}|[@/.:~-]){_I}*")
 WORD_RE = re.compile(rf"(?<![$])(?<!{W})(?:[A-Za-z](?:{W}|['&.-])*{W}|[A-Za-z])")
-CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-CJK_RUN = re.compile(CJK_RE.pattern + "+")
 
 
 def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
@@ -74,12 +63,10 @@ def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
     spans = numbers(text) + found_dates + quoted(text) + currencies(text, known) + words
     spans += places(text, words, known)
-    if CJK_RE.search(text):  # imported here: the Chinese reader builds on this module's spans
-        from shadowswitch.engines.local.arguments.chinese import chinese_spans
-
-        chinese = chinese_spans(text, known.region_of)
-        written = [s for s in chinese if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
-        spans = [s for s in spans if not _inside(s, written)] + chinese
+    for reader in in_text(text):  # each other language the text is written in adds its values
+        more = reader.spans(text, known.region_of)
+        written = [s for s in more if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
+        spans = [s for s in spans if not _inside(s, written)] + more
     return _dedupe(spans + clauses(text))
 
 
@@ -230,7 +217,7 @@ def phrases(text: str) -> list[Span]:
                 break
             last = words[i + n - 1]
             chunk = text[first.start() : last.end()]
-            if re.search(r"[.!?;:,\n()\d]", chunk) or CJK_RE.search(chunk):
+            if re.search(r"[.!?;:,\n()\d]", chunk) or in_text(chunk):
                 break
             if first.group(0).lower() in STOPWORDS or last.group(0).lower() in STOPWORDS:
                 continue

@@ -12,10 +12,17 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from shadowswitch.engines.local.arguments.zh_numbers import parse_numeral
-from shadowswitch.engines.local.knowledge.chinese import AFTERNOON, DAYS, MORNING, WEEKDAYS, WEEKS
+from shadowswitch.engines.local.languages.base import table
+from shadowswitch.engines.local.languages.zh.numerals import parse_numeral
 
-DateSpan = tuple[str, str, int, int]  # surface, value, start, end (as dates.date_spans)
+_TABLE = table(__package__ or __name__, "dates")
+DAYS: dict[str, int] = _TABLE["days"]  # relative days: offset from today
+WEEKDAYS: dict[str, int] = _TABLE["weekdays"]
+WEEKS: dict[str, int] = _TABLE["weeks"]  # 上周一, 这周五, 下周一
+AFTERNOON: tuple[str, ...] = tuple(_TABLE["afternoon"])  # 晚上八点 → 20:00
+MORNING: tuple[str, ...] = tuple(_TABLE["morning"])
+
+DateSpan = tuple[str, str, int, int]  # surface, value, start, end (as languages.en.dates.date_spans)
 
 NUM = r"(?:\d{1,4}|[零〇一二两三四五六七八九十]{1,4})"
 DAY_RE = re.compile(rf"(?:(?P<year>{NUM})年)?(?P<month>{NUM})月(?:(?P<day>{NUM})[日号])?")

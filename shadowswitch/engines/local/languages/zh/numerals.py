@@ -1,7 +1,7 @@
 """Numbers written in Chinese: numerals (两 → 2, 十二 → 12, 三千五 → 3500, 一万五 → 15000) and
 Arabic numbers with a Chinese scale (1.5万 → 15000, 3千 → 3000), also percentages (百分之二十).
 
-Arabic numbers alone are read by `extract.numbers`, whose patterns let a Chinese character touch
+Arabic numbers alone are read by `arguments.extract.numbers`, whose patterns let a Chinese character touch
 them ("3晚", "最多10个").
 """
 
@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import re
 
-from shadowswitch.engines.local.knowledge.chinese import BIG_UNITS, DIGITS, NOT_NUMBERS, UNITS, UPPER_DIGITS
+from shadowswitch.engines.local.languages.base import table
+
+_TABLE = table(__package__ or __name__, "numerals")
+DIGITS: dict[str, int] = _TABLE["digits"]
+UNITS: dict[str, int] = _TABLE["units"]
+BIG_UNITS: dict[str, int] = _TABLE["big_units"]
+UPPER_DIGITS: dict[str, int] = _TABLE["upper_digits"]
+NOT_NUMBERS: tuple[str, ...] = tuple(_TABLE["not_numbers"])  # "一" in these is no number: 查一下, 一起
 
 NUMERAL_CHARS = "".join([*DIGITS, *UNITS, *BIG_UNITS, *UPPER_DIGITS, "万亿"])
 NUMERAL_RE = re.compile(f"(?P<pct>百分之)?(?P<num>[{NUMERAL_CHARS}]+)")
