@@ -7,7 +7,8 @@ import re
 from shadowswitch.engines.local.knowledge import Currencies, Knowledge
 from shadowswitch.engines.local.languages import Span, in_text
 from shadowswitch.engines.local.languages.en.dates import date_spans
-from shadowswitch.engines.local.languages.en.words import STOPWORDS, WORD_NUMBERS
+from shadowswitch.engines.local.languages.en.numbers import word_number_spans
+from shadowswitch.engines.local.languages.en.words import STOPWORDS
 
 __all__ = ["Span", "extract", "identifiers", "names", "numbers", "phrases", "quoted"]
 
@@ -42,7 +43,6 @@ UNIT_NUMBER_RE = re.compile(
     rf"(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{{1,5}})(?!{W})"
 )
 NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
-WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
 QUOTE_RE = re.compile(
     rf"(?<!{W})'([^'\n]{{1,200}})'(?!{W})|"
     r"\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
@@ -93,8 +93,8 @@ def numbers(text: str) -> list[Span]:
         if m["unit"].lower() not in NOT_UNITS:
             value = _num(float(m["num"]) * (-1 if m["sign"] else 1))
             out.append(Span(m.group(0), value, "number", m.start(), m.end()))
-    for m in WORD_NUMBER_RE.finditer(text):
-        out.append(Span(m.group(0), WORD_NUMBERS[m.group(1).lower()], "wordnum", *m.span()))
+    for surface, value, start, end in word_number_spans(text):
+        out.append(Span(surface, value, "wordnum", start, end))
     return out
 
 

@@ -24,6 +24,9 @@ _WORDS = table(__package__ or __name__, "words")
 NEGATIONS: tuple[str, ...] = tuple(_WORDS["negations"])  # 不要早餐, 不用加冰, 没有宠物, 无糖
 BREAKS = frozenset(_WORDS["breaks"])
 VERBS: tuple[str, ...] = tuple(_WORDS["verbs"])
+MEASURE_WORDS = frozenset(_WORDS["measure_words"])  # 一辆车: 辆 is the count's
+VERBS_INSIDE: tuple[str, ...] = tuple(_WORDS["verbs_inside"])  # 车住: cut before 住
+VERBS_MAYBE: tuple[str, ...] = tuple(_WORDS["verbs_maybe"])  # 张伟发邮件: 张伟 as well
 PLACES: dict[str, str] = table(__package__ or __name__, "places")["places"]
 GLOSSARY: dict[str, str] = table(__package__ or __name__, "glossary")["glossary"]
 
@@ -55,11 +58,29 @@ def chinese_spans(text: str, region_of: PlaceOf, today: date | None = None) -> l
 
 
 def phrases(text: str, found: list[Span]) -> list[Span]:
-    """Runs of Chinese characters between break characters, the values found in them and the
-    words that label a value: 乘客王芳 offers 王芳 as well as itself."""
+    """Runs of Chinese characters between break characters, the values found in them, the
+    counting word after a number and verbs (一辆车住 offers no 车住), and the words that label a
+    value: 乘客王芳 offers 王芳 as well as itself; 张伟发邮件 offers 张伟 as well as itself."""
     taken = {i for s in found for i in range(s.start, s.end) if s.kind != "quoted"}
+    counted = {
+        s.end for s in found if s.kind == "number" and s.end < len(text) and text[s.end] in MEASURE_WORDS
+    }
+    taken |= counted | _inside(text, VERBS_INSIDE)
     labels = {i for m in LABEL_RE.finditer(text) for i in range(m.start(), m.end())}
-    return list(dict.fromkeys(_cut(text, taken) + _cut(text, taken | labels)))
+    maybe = _inside(text, VERBS_MAYBE)
+    return list(dict.fromkeys(_cut(text, taken) + _cut(text, taken | labels) + _cut(text, taken | maybe)))
+
+
+def _inside(text: str, verbs: tuple[str, ...]) -> set[int]:
+    """The positions of `verbs` written after the first character of a run of characters."""
+    out: set[int] = set()
+    for run in CJK_RUN.finditer(text):
+        for verb in verbs:
+            at = text.find(verb, run.start() + 1, run.end())
+            while at >= 0:
+                out.update(range(at, at + len(verb)))
+                at = text.find(verb, at + 1, run.end())
+    return out
 
 
 def _cut(text: str, taken: set[int]) -> list[Span]:
