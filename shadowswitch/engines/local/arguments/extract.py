@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from shadowswitch.engines.local.knowledge import Currencies, Knowledge
 from shadowswitch.engines.local.languages import Span, in_text
@@ -53,18 +54,19 @@ IDENT_RE = re.compile(rf"(?<![@/.:-])(?<!{W}){_I}*(?:{W}|[@/.:~-]){_I}*")
 WORD_RE = re.compile(rf"(?<![$])(?<!{W})(?:[A-Za-z](?:{W}|['&.-])*{W}|[A-Za-z])")
 
 
-def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
+def extract(text: str, knowledge: Knowledge | None = None, today: date | None = None) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter.
 
     `knowledge`: the optional tables the engine loaded at start-up (places, currencies); without
-    it, only the currency table, which needs no loading."""
+    it, only the currency table, which needs no loading. `today`: the day relative days ("tomorrow",
+    明天) are read from, the clock's by default."""
     known = knowledge if knowledge is not None else Knowledge(currencies=Currencies())
-    found_dates = dates(text)
+    found_dates = dates(text, today)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
     spans = numbers(text) + found_dates + quoted(text) + currencies(text, known) + words
     spans += places(text, words, known)
     for reader in in_text(text):  # each other language the text is written in adds its values
-        more = reader.spans(text, known.region_of)
+        more = reader.spans(text, known.region_of, today)
         written = [s for s in more if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
         spans = [s for s in spans if not _inside(s, written)] + more
     return _dedupe(spans + clauses(text))
@@ -109,8 +111,8 @@ def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() and abs(value) < 1e15 else round(value, 10)
 
 
-def dates(text: str) -> list[Span]:
-    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text)]
+def dates(text: str, today: date | None = None) -> list[Span]:
+    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text, today)]
 
 
 def quoted(text: str) -> list[Span]:

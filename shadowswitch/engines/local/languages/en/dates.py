@@ -84,25 +84,36 @@ def date_spans(text: str, today: date | None = None) -> list[DateSpan]:
 
 
 def relative_spans(text: str, today: date) -> list[DateSpan]:
-    """Relative days in ISO form: "tomorrow", "next Friday" (Friday of next week, as 下周五), a
-    weekday alone (the next one, today included), "in two weeks"."""
+    """Relative days in ISO form: "tomorrow", "next Monday", a weekday alone (the next one),
+    "in two weeks"; none where the phrase is read two ways (`_weekday`)."""
     out: list[DateSpan] = []
     for m in RELATIVE_RE.finditer(text):
         out.append((m.group(0), (today + timedelta(days=DAYS[m.group(0).lower()])).isoformat(), *m.span()))
     for m in WEEKDAY_RE.finditer(text):
-        weekday = WEEKDAYS[m["day"].lower()]
-        if m["week"] is None:
-            day = today + timedelta(days=(weekday - today.weekday()) % 7)
-        else:
-            monday = today - timedelta(days=today.weekday())
-            day = monday + timedelta(days=7 * WEEKS[m["week"].lower()] + weekday)
-        out.append((m.group(0), day.isoformat(), *m.span()))
+        day = _weekday(today, m["week"], WEEKDAYS[m["day"].lower()])
+        if day is not None:
+            out.append((m.group(0), day.isoformat(), *m.span()))
     for m in IN_RE.finditer(text):
         n = _count(m["n"])
         if n is not None:
             day = today + timedelta(days=n * UNITS[m["unit"].lower()])
             out.append((m.group(0), day.isoformat(), *m.span()))
     return out
+
+
+def _weekday(today: date, week: str | None, weekday: int) -> date | None:
+    """The day a weekday names, or None where English speakers disagree: on a Wednesday "next
+    Friday" is the 3rd to some and the 10th to others, "this Monday" the one past or the one to
+    come, "last Monday" the 29th or the 22nd, and "Wednesday" alone today or in a week. Where the
+    readings meet ("next Monday", "last Friday", "Friday" alone) the day is read."""
+    ahead = weekday - today.weekday()  # within this week: < 0 past, > 0 to come
+    offset = WEEKS[week.lower()] if week else None
+    if (offset == 1 and ahead > 0) or (offset == -1 and ahead < 0) or (offset == 0 and ahead < 0):
+        return None
+    if offset is None:
+        return None if ahead == 0 else today + timedelta(days=ahead % 7)
+    monday = today - timedelta(days=today.weekday())
+    return monday + timedelta(days=7 * offset + weekday)
 
 
 def _count(word: str) -> int | None:

@@ -30,7 +30,11 @@ WordNumber = tuple[str, int, int, int]  # surface, value, start, end
 def word_number_spans(text: str) -> list[WordNumber]:
     out: list[WordNumber] = []
     runs: list[tuple[int, int]] = []
-    for m in RUN_RE.finditer(text):
+    matches = list(RUN_RE.finditer(text))
+    for i, m in enumerate(matches):
+        if _comma_joined(text, matches, i):
+            runs.append(m.span())  # "one thousand, nine hundred": 1900, or 1000 and 900? unsure
+            continue
         if not re.search(r"[\s-]", m.group(0)):
             continue  # one word: the table reads it below
         runs.append(m.span())
@@ -43,6 +47,21 @@ def word_number_spans(text: str) -> list[WordNumber]:
         if not any(s <= m.start() and m.end() <= e for s, e in runs) and not _hyphened(text, *m.span()):
             out.append((m.group(0), WORD_NUMBERS[m.group(1).lower()], m.start(), m.end()))
     return out
+
+
+SCALE_END = re.compile(r"(?:thousand|million|billion)$", re.IGNORECASE)
+
+
+def _comma_joined(text: str, runs: list[re.Match[str]], i: int) -> bool:
+    """A run after a scale and a comma, or before it: "one thousand, nine hundred and five"."""
+
+    def joined(a: re.Match[str], b: re.Match[str]) -> bool:
+        return (
+            bool(SCALE_END.search(a.group(0)))
+            and re.fullmatch(r",\s*", text[a.end() : b.start()]) is not None
+        )
+
+    return (i > 0 and joined(runs[i - 1], runs[i])) or (i + 1 < len(runs) and joined(runs[i], runs[i + 1]))
 
 
 def _hyphened(text: str, start: int, end: int) -> bool:
