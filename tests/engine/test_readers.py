@@ -122,3 +122,15 @@ def test_a_name_before_a_verb_is_offered_alone() -> None:
 def test_a_counted_thing_is_not_joined_to_the_verb_after_it() -> None:
     texts = {s.text for s in chinese_spans("我想在马德里租一辆车住三晚", lambda _: None, WEDNESDAY)}
     assert "辆车住" not in texts and "车住" not in texts
+
+
+def test_no_relative_day_where_the_text_writes_its_own_day() -> None:
+    """BFCL-like requests say which day today is: the clock's tomorrow would be a misread."""
+    for text in ("weather next Monday? today is 2023.3.1", "Today is Monday April 3rd, what about tomorrow"):
+        assert not any(v.startswith("2024") for v in en_values(text)), text
+
+
+def test_a_relative_day_hides_no_words_as_written() -> None:
+    spans = extract("Book a car next Monday please", today=WEDNESDAY)
+    assert ("next Monday", "2024-05-06") in {(s.text, s.value) for s in spans}
+    assert "Monday" in {s.text for s in spans if s.kind == "name"}

@@ -61,10 +61,12 @@ def extract(text: str, knowledge: Knowledge | None = None, today: date | None = 
     it, only the currency table, which needs no loading. `today`: the day relative days ("tomorrow",
     明天) are read from, the clock's by default."""
     known = knowledge if knowledge is not None else Knowledge(currencies=Currencies())
-    found_dates = dates(text, today)
+    found_dates = dates(text, today, relative=False)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
     spans = numbers(text) + found_dates + quoted(text) + currencies(text, known) + words
     spans += places(text, words, known)
+    # relative days ("next Monday") are offered beside the words as written, hiding none of them
+    spans += [s for s in dates(text, today) if s not in found_dates]
     for reader in in_text(text):  # each other language the text is written in adds its values
         more = reader.spans(text, known.region_of, today)
         written = [s for s in more if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
@@ -111,8 +113,8 @@ def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() and abs(value) < 1e15 else round(value, 10)
 
 
-def dates(text: str, today: date | None = None) -> list[Span]:
-    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text, today)]
+def dates(text: str, today: date | None = None, relative: bool = True) -> list[Span]:
+    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text, today, relative)]
 
 
 def quoted(text: str) -> list[Span]:

@@ -58,12 +58,15 @@ TIME_RE = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,
 DateSpan = tuple[str, str, int, int]  # surface, value, start, end
 
 
-def date_spans(text: str, today: date | None = None) -> list[DateSpan]:
+STATED_TODAY = re.compile(r"\b(?:today|now) is\b|\bcurrent date\b", re.IGNORECASE)
+
+
+def date_spans(text: str, today: date | None = None, relative: bool = True) -> list[DateSpan]:
+    """Dates and times as written and in ISO form; with `relative`, relative days too, unless the
+    text writes a day of its own ("today is 2023.3.1", "on March 3, 2024"): then which day
+    "tomorrow" is from is unsure, and none is read."""
     out: list[DateSpan] = []
     days: list[tuple[str, int, int]] = []  # ISO day, start, end: to join with a time after it
-    for surface, day, start, end in relative_spans(text, today or date.today()):
-        out.append((surface, day, start, end))  # as written it is a phrase ("tomorrow")
-        days.append((day, start, end))
     for pattern in PATTERNS:
         for m in pattern.finditer(text):
             out.append((m.group(0), m.group(0), m.start(), m.end()))
@@ -72,6 +75,10 @@ def date_spans(text: str, today: date | None = None) -> list[DateSpan]:
                 out.append((m.group(0), iso, m.start(), m.end()))
             if iso and len(iso) == 10:
                 days.append((iso, m.start(), m.end()))
+    if relative and not days and not STATED_TODAY.search(text):
+        for surface, day, start, end in relative_spans(text, today or date.today()):
+            out.append((surface, day, start, end))  # as written it stays a phrase ("tomorrow")
+            days.append((day, start, end))
     for m in TIME_RE.finditer(text):
         out.append((m.group(0), m.group(0), m.start(), m.end()))
         hhmm = _hhmm(m)
