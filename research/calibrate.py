@@ -64,7 +64,7 @@ from shadowswitch.request import ChatView
 CALL_SETS = ("live_simple", "live_multiple")
 # e5's cosine at which a phrase means an option (calibration.E5_MEANING): matching Chinese/English
 # pairs measured 0.86-0.90 ("早餐"/breakfast 0.898), unrelated ones 0.78-0.85, with exceptions
-# ("天气"/celsius 0.886): the glossary (knowledge/chinese.py) matches options first, so this only
+# ("天气"/celsius 0.886): the glossary (languages/zh/tables/glossary.json) matches options first, so this only
 # catches near-copies.
 
 

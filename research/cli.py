@@ -276,6 +276,20 @@ def zh(
         typer.echo(f"{name}: {figures}")
 
 
+@bench_app.command("readers")
+def readers(
+    quick: Annotated[bool, typer.Option("--quick", help="A sample of each battery (seconds)")] = False,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/readers.json"),
+) -> None:
+    """The value readers against oracles (cn2an, num2words, dateparser): cases tried, read, missed
+    and misread per reader."""
+    from research.readers.battery import run_readers
+
+    summary = run_readers(out, "quick" if quick else "full")["summary"]
+    for name, figures in summary.items():
+        typer.echo(f"{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items() if k != "misread_examples"))
+
+
 @bench_app.command("learning")
 def learning(
     quick: Annotated[

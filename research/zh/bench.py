@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,18 @@ def run_case(engine: Any, case: BfclCase, pol: Any) -> dict[str, Any]:
     }
 
 
+def value_counts(calls: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of the cases whose tool was chosen right, those served with a wrong value (misread: worse)
+    and those abstained on for want of one (missed: `missing_value:<param>`); every abstention
+    by its reason."""
+    right = [r for r in calls if r["choice_ok"]]
+    return {
+        "values_misread": sum(1 for r in right if r["arguments"] is not None and not r["call_ok"]),
+        "values_missed": sum(1 for r in right if str(r["abstain"] or "").startswith("missing_value:")),
+        "abstentions": dict(sorted(Counter(r["abstain"] for r in rows if r["abstain"]).items())),
+    }
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     calls = [r for r in rows if r["expects_call"]]
     irrelevant = [r for r in rows if not r["expects_call"]]
@@ -108,6 +121,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "no_tool_acc": rate([r["no_tool_ok"] for r in irrelevant]),
         "full_call_acc": rate([r["call_ok"] for r in calls]),
         "abstain_rate": rate([bool(r["abstain"]) for r in rows]),
+        **value_counts(calls, rows),
     }
 
 

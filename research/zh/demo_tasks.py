@@ -30,6 +30,7 @@ from examples.travel_agent.task_sets import LANGUAGES, tasks_in
 from examples.travel_agent.tasks import Call, Task, fresh_backend
 from examples.travel_agent.tools import TOOLS_V1
 from research.bfcl.results import git_commit, machine_info, write_results
+from research.zh.bench import value_counts
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "served_and_right": rate(
             [r["served"] and (r["call_ok"] if r["expects"] else r["no_tool_ok"]) for r in rows]
         ),
+        **value_counts(calls, rows),
     }
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from shadowswitch.engines.local.arguments.chinese import chinese_spans, offered, wants_english
 from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.features import TextIndex, cue_before, labelled
 from shadowswitch.engines.local.arguments.params import params_of
-from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
-from shadowswitch.engines.local.arguments.zh_numbers import numeral_spans, parse_numeral
 from shadowswitch.engines.local.choice.scoring import sharpen
 from shadowswitch.engines.local.language import is_multilingual, unreadable
-from shadowswitch.engines.local.runtime.bridge import LanguageShift, chinese_share
+from shadowswitch.engines.local.languages.zh.dates import zh_date_spans
+from shadowswitch.engines.local.languages.zh.numerals import numeral_spans, parse_numeral
+from shadowswitch.engines.local.languages.zh.spans import chinese_spans, offered, wants_english
+from shadowswitch.engines.local.runtime.bridge import LanguageShift, share
 
 WEDNESDAY = date(2024, 5, 1)
 
@@ -138,8 +138,8 @@ def test_a_place_in_english_only_for_a_parameter_that_asks_for_english() -> None
     }
     city, location = params_of(schema)
     english = next(s for s in extract("北京天气") if s.value == "Beijing")
-    assert not wants_english(city) and not offered(city, english)
-    assert wants_english(location) and offered(location, english)
+    assert not wants_english(city.description) and not offered(city.description, english)
+    assert wants_english(location.description) and offered(location.description, english)
 
 
 def test_english_is_read_with_the_english_encoder() -> None:
@@ -169,7 +169,7 @@ def test_a_script_no_encoder_knows_is_unreadable() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "share"),
+    ("text", "expected"),
     [
         ("北京天气", 1.0),
         ("What's the weather in Boston?", 0.0),
@@ -178,8 +178,8 @@ def test_a_script_no_encoder_knows_is_unreadable() -> None:
         ("", 0.0),
     ],
 )
-def test_the_share_of_a_request_written_in_chinese(text: str, share: float) -> None:
-    assert chinese_share(text) == pytest.approx(share)
+def test_the_share_of_a_request_written_in_chinese(text: str, expected: float) -> None:
+    assert share("zh", text) == pytest.approx(expected)
 
 
 def test_the_gain_sharpens_the_choice_in_proportion_to_the_chinese_written(tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ def test_more_date_forms_and_a_day_joined_with_its_time() -> None:
 
 
 def test_a_date_is_written_in_the_format_its_parameter_asks_for() -> None:
-    from shadowswitch.engines.local.arguments.dates import asked_format, in_format
+    from shadowswitch.engines.local.languages.en.dates import asked_format, in_format
 
     assert asked_format("Date of the journey in the format MM/DD/YYYY.") == "%m/%d/%Y"
     assert asked_format("Start, 'YYYY-MM-DD HH:mm:ss'; e.g. 2024-01-01 00:00:00") == "%Y-%m-%d %H:%M:%S"

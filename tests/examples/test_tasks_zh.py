@@ -17,7 +17,7 @@ from examples.travel_agent.agent import TravelAgent
 from examples.travel_agent.backend import Backend, parse_date
 from examples.travel_agent.tasks import TASKS, fresh_backend
 from examples.travel_agent.tasks_zh import TASKS_ZH, from_today, next_week
-from shadowswitch.engines.local.arguments.zh_dates import zh_date_spans
+from shadowswitch.engines.local.languages.zh.dates import zh_date_spans
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 READ_ONLY = {"search_flights", "search_hotels", "get_booking", "get_weather", "convert_currency"}

@@ -17,7 +17,7 @@ from examples.travel_agent.task_sets import tasks_in
 from examples.travel_agent.tasks import TASKS
 from research.learning_curve import run_learning
 from research.learning_demo import demo_traffic, judge
-from shadowswitch.engines.local.arguments.chinese import has_chinese
+from shadowswitch.engines.local.languages.zh.script import has_chinese
 from tests.support.servers import running
 
 FLIGHTS = [t for t in TASKS if t.tags == ("flights",)][:3]  # split: two stream tasks, one test task

@@ -15,62 +15,63 @@ cannot be read at all: a request mostly in them is abstained on, never guessed.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
-from shadowswitch.engines.local.knowledge.english import STOPWORDS
+import regex
+
+from shadowswitch.engines.local.languages.en.words import STOPWORDS
 
 MULTILINGUAL_SHARE = 0.35  # of a request's words outside the Latin script: the multilingual encoder
 UNREADABLE_SHARE = 0.5  # of its words in scripts no encoder knows: abstain
 MIN_LATIN_WORDS = 4  # a Latin-script request this long with no English function word is not English
 ENGLISH_SHARE = 0.15
 
-# Scripts multilingual-e5's XLM-R vocabulary covers (the first word of a letter's Unicode name).
-KNOWN_SCRIPTS = frozenset(
-    [
-        "LATIN",
-        "CJK",
-        "HIRAGANA",
-        "KATAKANA",
-        "HANGUL",
-        "CYRILLIC",
-        "GREEK",
-        "ARABIC",
-        "HEBREW",
-        "DEVANAGARI",
-        "BENGALI",
-        "THAI",
-        "TAMIL",
-        "TELUGU",
-        "KANNADA",
-        "MALAYALAM",
-        "GUJARATI",
-        "GURMUKHI",
-        "ORIYA",
-        "SINHALA",
-        "MYANMAR",
-        "KHMER",
-        "LAO",
-        "GEORGIAN",
-        "ARMENIAN",
-        "ETHIOPIC",
-        "TIBETAN",
-        "SYRIAC",
-        "THAANA",
-        "MONGOLIAN",
-        "FULLWIDTH",
-        "HALFWIDTH",
-    ]
-)
+# Scripts multilingual-e5's XLM-R vocabulary covers: Unicode's name (as `\p{Script_Extensions=…}`
+# writes it) → the name this module gives it.
+SCRIPTS = {
+    "Latin": "LATIN",
+    "Han": "CJK",
+    "Hiragana": "HIRAGANA",
+    "Katakana": "KATAKANA",
+    "Hangul": "HANGUL",
+    "Cyrillic": "CYRILLIC",
+    "Greek": "GREEK",
+    "Arabic": "ARABIC",
+    "Hebrew": "HEBREW",
+    "Devanagari": "DEVANAGARI",
+    "Bengali": "BENGALI",
+    "Thai": "THAI",
+    "Tamil": "TAMIL",
+    "Telugu": "TELUGU",
+    "Kannada": "KANNADA",
+    "Malayalam": "MALAYALAM",
+    "Gujarati": "GUJARATI",
+    "Gurmukhi": "GURMUKHI",
+    "Oriya": "ORIYA",
+    "Sinhala": "SINHALA",
+    "Myanmar": "MYANMAR",
+    "Khmer": "KHMER",
+    "Lao": "LAO",
+    "Georgian": "GEORGIAN",
+    "Armenian": "ARMENIAN",
+    "Ethiopic": "ETHIOPIC",
+    "Tibetan": "TIBETAN",
+    "Syriac": "SYRIAC",
+    "Thaana": "THAANA",
+    "Mongolian": "MONGOLIAN",
+}
+KNOWN_SCRIPTS = frozenset(SCRIPTS.values())
+SCRIPT_RES = [(regex.compile(rf"\p{{Script_Extensions={name}}}"), ours) for name, ours in SCRIPTS.items()]
 CHARACTER_SCRIPTS = frozenset(("CJK", "HIRAGANA", "KATAKANA"))
 UNIT = re.compile(r"[^\W\d_]+")
 
 
 @cache
 def script_of(char: str) -> str:
-    """The script of a letter, as the first word of its Unicode name ("CJK", "LATIN")."""
-    name = unicodedata.name(char, "")
-    return name.split(" ", 1)[0] if name else "UNKNOWN"
+    """The script of a letter ("CJK", "LATIN"), by its Unicode script extensions: the kana length
+    mark ー is kana and the iteration mark 々 Han, though their names say neither; UNKNOWN for a
+    script the encoders were not trained on (Cherokee, Tifinagh)."""
+    return next((ours for pattern, ours in SCRIPT_RES if pattern.match(char)), "UNKNOWN")
 
 
 def units(text: str) -> list[tuple[str, str]]:

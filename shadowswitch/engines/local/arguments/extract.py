@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from datetime import date
 
-from shadowswitch.engines.local.arguments.dates import date_spans
 from shadowswitch.engines.local.knowledge import Currencies, Knowledge
-from shadowswitch.engines.local.knowledge.english import STOPWORDS, WORD_NUMBERS
+from shadowswitch.engines.local.languages import Span, in_text
+from shadowswitch.engines.local.languages.en.dates import date_spans
+from shadowswitch.engines.local.languages.en.numbers import word_number_spans
+from shadowswitch.engines.local.languages.en.words import STOPWORDS
 
-
-@dataclass(frozen=True)
-class Span:
-    text: str  # surface form in the conversation
-    value: Any  # typed value offered to a parameter
-    kind: str  # number | percent | date | quoted | name | ident | phrase | clause | text | currency | place
-    start: int
-    end: int
-
+__all__ = ["Span", "extract", "identifiers", "names", "numbers", "phrases", "quoted"]
 
 # A word character of a script that writes spaces between words: Chinese, Japanese and Korean
 # characters are left out, so that "最多10个" holds the number 10 and "Ed Sheeran的" the name. In
@@ -51,7 +44,6 @@ UNIT_NUMBER_RE = re.compile(
     rf"(?P<sign>-)?(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{{1,5}})(?!{W})"
 )
 NOT_UNITS = frozenset(("st", "nd", "rd", "th", "k", "m", "b", "t", "mn", "bn", "am", "pm", "s", "d"))
-WORD_NUMBER_RE = re.compile(r"\b(" + "|".join(WORD_NUMBERS) + r")\b", re.IGNORECASE)
 QUOTE_RE = re.compile(
     rf"(?<!{W})'([^'\n]{{1,200}})'(?!{W})|"
     r"\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
@@ -60,26 +52,25 @@ QUOTE_RE = re.compile(
 _I = rf"(?:{W}|[@/.:+~-])"  # a character of an identifier
 IDENT_RE = re.compile(rf"(?<![@/.:-])(?<!{W}){_I}*(?:{W}|[@/.:~-]){_I}*")
 WORD_RE = re.compile(rf"(?<![$])(?<!{W})(?:[A-Za-z](?:{W}|['&.-])*{W}|[A-Za-z])")
-CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-CJK_RUN = re.compile(CJK_RE.pattern + "+")
 
 
-def extract(text: str, knowledge: Knowledge | None = None) -> list[Span]:
+def extract(text: str, knowledge: Knowledge | None = None, today: date | None = None) -> list[Span]:
     """Every candidate value in `text`, possibly overlapping; callers pick one per parameter.
 
     `knowledge`: the optional tables the engine loaded at start-up (places, currencies); without
-    it, only the currency table, which needs no loading."""
+    it, only the currency table, which needs no loading. `today`: the day relative days ("tomorrow",
+    明天) are read from, the clock's by default."""
     known = knowledge if knowledge is not None else Knowledge(currencies=Currencies())
-    found_dates = dates(text)
+    found_dates = dates(text, today, relative=False)
     words = [s for s in names(text) + identifiers(text) + phrases(text) if not _inside(s, found_dates)]
     spans = numbers(text) + found_dates + quoted(text) + currencies(text, known) + words
     spans += places(text, words, known)
-    if CJK_RE.search(text):  # imported here: the Chinese reader builds on this module's spans
-        from shadowswitch.engines.local.arguments.chinese import chinese_spans
-
-        chinese = chinese_spans(text, known.region_of)
-        written = [s for s in chinese if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
-        spans = [s for s in spans if not _inside(s, written)] + chinese
+    # relative days ("next Monday") are offered beside the words as written, hiding none of them
+    spans += [s for s in dates(text, today) if s not in found_dates]
+    for reader in in_text(text):  # each other language the text is written in adds its values
+        more = reader.spans(text, known.region_of, today)
+        written = [s for s in more if s.kind == "date"]  # 7 and 30 of 2027年7月30日 are no values
+        spans = [s for s in spans if not _inside(s, written)] + more
     return _dedupe(spans + clauses(text))
 
 
@@ -106,8 +97,8 @@ def numbers(text: str) -> list[Span]:
         if m["unit"].lower() not in NOT_UNITS:
             value = _num(float(m["num"]) * (-1 if m["sign"] else 1))
             out.append(Span(m.group(0), value, "number", m.start(), m.end()))
-    for m in WORD_NUMBER_RE.finditer(text):
-        out.append(Span(m.group(0), WORD_NUMBERS[m.group(1).lower()], "wordnum", *m.span()))
+    for surface, value, start, end in word_number_spans(text):
+        out.append(Span(surface, value, "wordnum", start, end))
     return out
 
 
@@ -122,8 +113,8 @@ def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() and abs(value) < 1e15 else round(value, 10)
 
 
-def dates(text: str) -> list[Span]:
-    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text)]
+def dates(text: str, today: date | None = None, relative: bool = True) -> list[Span]:
+    return [Span(surface, value, "date", s, e) for surface, value, s, e in date_spans(text, today, relative)]
 
 
 def quoted(text: str) -> list[Span]:
@@ -230,7 +221,7 @@ def phrases(text: str) -> list[Span]:
                 break
             last = words[i + n - 1]
             chunk = text[first.start() : last.end()]
-            if re.search(r"[.!?;:,\n()\d]", chunk) or CJK_RE.search(chunk):
+            if re.search(r"[.!?;:,\n()\d]", chunk) or in_text(chunk):
                 break
             if first.group(0).lower() in STOPWORDS or last.group(0).lower() in STOPWORDS:
                 continue

@@ -8,11 +8,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shadowswitch.engines.local.arguments.extract import CJK_RUN, Span
 from shadowswitch.engines.local.arguments.params import Param, stem
 from shadowswitch.engines.local.choice.candidates import humanise
-from shadowswitch.engines.local.knowledge.chinese import BIG_UNITS, CUES, DIGITS, UNITS
-from shadowswitch.engines.local.knowledge.english import NEGATIONS
+from shadowswitch.engines.local.languages import Span, in_text
+from shadowswitch.engines.local.languages.en.words import NEGATIONS
 
 WORDS = re.compile(r"[A-Za-z0-9]+")
 NUMERIC = ("integer", "number")
@@ -34,8 +33,8 @@ class TextIndex:
     @classmethod
     def of(cls, text: str) -> TextIndex:
         tokens = [(m.start(), stem(m.group(0))) for m in WORDS.finditer(text)]
-        if CJK_RUN.search(text):
-            tokens = sorted(tokens + chinese_tokens(text))
+        for reader in in_text(text):  # words the Latin pattern does not find (乘客 → passenger)
+            tokens = sorted(tokens + reader.tokens(text))
         return cls(text, tuple(s for s, _ in tokens), tuple(w for _, w in tokens))
 
     def word_range(self, span: Span) -> tuple[int, int]:
@@ -54,45 +53,10 @@ class TextIndex:
         return before, after
 
 
-CUE_RE = re.compile("|".join(sorted(CUES, key=len, reverse=True)))
-# The label words that also end a phrase (arguments/chinese.py): one character is too often part
-# of a name (王天明) to cut at.
-LABEL_RE = re.compile("|".join(sorted((c for c in CUES if len(c) > 1), key=len, reverse=True)))
-LABEL_END = re.compile(f"(?:{LABEL_RE.pattern})$")
-
-
-def chinese_tokens(text: str) -> list[tuple[int, str]]:
-    """Chinese text as words for the nearness features: a cue word (乘客) as its English word
-    (passenger), every other character as itself, so that distance counts what lies between."""
-    out = []
-    for run in CJK_RUN.finditer(text):
-        i = run.start()
-        while i < run.end():
-            m = CUE_RE.match(text, i, run.end())
-            out.append((i, stem(CUES[m.group(0)]) if m else text[i]))
-            i = m.end() if m else i + 1
-    return out
-
-
-ZH_IS = re.compile(r"(?:是|为|设为|设置为|改为|改成|换成|叫做)?[\s：:]*$")  # 姓名是王芳, 版本为v2
-LATIN_LABEL = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\s*$")
-
-
 def cue_before(text: str, at: int) -> frozenset[str]:
-    """The English words of the label written right before `at` in Chinese: a label word
-    (knowledge.chinese `CUES`: 乘客王芳, 姓名：王芳, 版本为v2), or an English word joined to the
-    value by 是 or 为 (UUID是AB10)."""
-    before = text[max(0, at - 24) : at]
-    joined = ZH_IS.search(before)
-    assert joined is not None  # every part of the pattern is optional
-    before, connector = before[: joined.start()], joined.group(0).strip(" ：:")
-    words = set()
-    if connector and (latin := LATIN_LABEL.search(before)):
-        words.add(stem(latin.group(1)))
-        before = before[: latin.start()]
-    if label := LABEL_END.search(before):
-        words.add(stem(CUES[label.group(0)]))
-    return frozenset(words)
+    """The English words of the label written right before `at` in another language (乘客王芳,
+    UUID是AB10: languages.zh.labels)."""
+    return frozenset(w for reader in in_text(text) for w in reader.labels_before(text, at))
 
 
 DATE_WORDS = frozenset(("date", "day", "time", "when", "datetime", "timestamp", "deadline", "until", "since"))
@@ -242,9 +206,7 @@ def bound(param: Param, span: Span, text: str) -> float:
     return 1.0 if said_low == low else -1.0
 
 
-ZH_FROM = frozenset("从自")  # 从上海, 自北京
-ZH_TO = frozenset("到往去至飞成")  # 到东京, 飞往, 去巴黎, 飞东京, 换成欧元
-ZH_NUMERALS = frozenset("0123456789").union(DIGITS, UNITS, BIG_UNITS)
+DIGITS = frozenset("0123456789")
 
 
 def direction(param: Param, span: Span, index: TextIndex) -> float:
@@ -254,12 +216,10 @@ def direction(param: Param, span: Span, index: TextIndex) -> float:
     lo, _ = index.word_range(span)
     before = index.stems[lo - 1] if lo > 0 else ""
     said = "source" if before == "from" else "target" if before in ("to", "into") else None
-    if said is None:  # Chinese writes the word right before the value, without a space: 从巴黎到罗马
-        written = index.text[: span.start].rstrip()
-        char = written[-1:]
-        said = "source" if char in ZH_FROM else "target" if char in ZH_TO else None
-        if span.kind == "currency" and said is None and char:  # 一千二英镑 / 是多少美元
-            said = "source" if char in ZH_NUMERALS else "target" if written.endswith("多少") else None
+    for reader in in_text(index.text):  # other languages write the word right against the value
+        said = said or reader.role_before(index.text, span.start, span.kind == "currency")
+    if span.kind == "currency" and said is None and index.text[: span.start].rstrip()[-1:] in DIGITS:
+        said = "source"  # "5000USD" (written against its amount)
     if span.kind == "currency" and said is None:  # "5000 US dollars … how much in yen"
         said = "source" if before.isdigit() else "target" if before == "in" else None
     return 0.0 if said is None else (1.0 if said == param.role else -1.0)

@@ -30,9 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from shadowswitch.engines.local.arguments.chinese import chinese_flag, has_chinese, offered
-from shadowswitch.engines.local.arguments.dates import asked_format, in_format
-from shadowswitch.engines.local.arguments.extract import CJK_RE, Span, extract
+from shadowswitch.engines.local.arguments.extract import Span, extract
 from shadowswitch.engines.local.arguments.features import (
     TextIndex,
     example_shapes,
@@ -41,6 +39,7 @@ from shadowswitch.engines.local.arguments.features import (
     linear,
     names_param,
 )
+from shadowswitch.engines.local.arguments.glossary import foreign_flag
 from shadowswitch.engines.local.arguments.grounding import (
     Filled,
     Value,
@@ -56,6 +55,8 @@ from shadowswitch.engines.local.arguments.params import Param, params_of, stem
 from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.choice.relevance import cutoffs_of
 from shadowswitch.engines.local.knowledge import Knowledge
+from shadowswitch.engines.local.languages import in_text
+from shadowswitch.engines.local.languages.en.dates import asked_format, in_format
 from shadowswitch.engines.local.schema import is_valid
 
 log = logging.getLogger(__name__)
@@ -120,8 +121,8 @@ class ArgumentFiller:
             return enum_value(p, index, spans, self.similarity, self.cal.meaning_similarity)
         if p.kind == "boolean":
             found = flag_value(p, index)
-            if found is None and has_chinese(index.text):
-                found = chinese_flag(p, spans, index.text, self.similarity, self.cal.meaning_similarity)
+            if found is None and in_text(index.text):
+                found = foreign_flag(p, spans, index.text, self.similarity, self.cal.meaning_similarity)
             return found
         if p.kind in STRUCTURED:
             return written_list(p, lists, index.text)
@@ -232,7 +233,7 @@ class ArgumentFiller:
         bonus: dict[tuple[str, Any], float] = {}
         for p in (p for p in params if p.required and p.kind == "string"):
             top = close_values(pairs, p.name, self.cal.value_lm_margin)
-            if any(CJK_RE.search(str(v)) for v in top):
+            if any(in_text(str(v)) for v in top):
                 continue  # the LM reads Chinese as many byte tokens: it would always prefer the Latin value
             for value, lm in zip(top, rerank(p.name, top) if top else [], strict=True):
                 bonus[p.name, value] = self.cal.value_lm_weight * lm
@@ -257,7 +258,7 @@ class ArgumentFiller:
             typed = [
                 (s, v)
                 for s in spans
-                if (v := convert(p, s)) is not None and not names_param(p, s) and offered(p, s)
+                if (v := convert(p, s)) is not None and not names_param(p, s) and offered(p, s, index.text)
             ]
             if any(s.kind == "currency" for s, _ in typed):  # a named currency is the value, as a code
                 typed = [(s, v) for s, v in typed if s.kind == "currency"]
@@ -334,6 +335,12 @@ def plain(p: Param) -> bool:
     return set(p.schema) <= {"type", "description", "title", "default", "examples"}
 
 
+def offered(p: Param, span: Span, text: str) -> bool:
+    """Whether every language `text` is written in offers `span` to `p` (巴黎's English name only
+    to a parameter whose examples are English: languages.zh.spans.offered)."""
+    return all(reader.offered(p.description, span) for reader in in_text(text))
+
+
 def convert(p: Param, span: Span) -> Any:
     """The span's value in the parameter's type, or None when it cannot be one."""
     value = span.value
@@ -342,7 +349,7 @@ def convert(p: Param, span: Span) -> Any:
     if span.kind == "place" and not wants_region(p):
         return None
     if p.kind == "string":
-        if isinstance(value, int | float) and CJK_RE.search(span.text):
+        if isinstance(value, int | float) and in_text(span.text):
             return None  # 一 of 一辆车 is a count: a string wants a number as written in digits
         value = span.text if isinstance(value, int | float) else value
         if not isinstance(value, str):

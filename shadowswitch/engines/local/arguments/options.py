@@ -10,8 +10,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from shadowswitch.engines.local.arguments.chinese import glossed_flag, glossed_option
-from shadowswitch.engines.local.arguments.extract import CJK_RE as CJK
 from shadowswitch.engines.local.arguments.extract import Span
 from shadowswitch.engines.local.arguments.features import (
     FLAG_WORDS,
@@ -22,6 +20,7 @@ from shadowswitch.engines.local.arguments.features import (
     negated,
     same_word,
 )
+from shadowswitch.engines.local.arguments.glossary import glossed_flag, glossed_option
 from shadowswitch.engines.local.arguments.grounding import Value, by_meaning, from_text
 from shadowswitch.engines.local.arguments.params import Param
 
@@ -41,7 +40,7 @@ def enum_value(
     if {"true", "false"} <= {str(o).lower() for o in options}:
         return flag_option(p, options, index)
     named = named_option(options, index.text)
-    if named is None and CJK.search(index.text):
+    if named is None:
         named = glossed_option(options, index.text)
     if named is not None:
         return named
@@ -73,7 +72,7 @@ def flag_option(p: Param, options: list[Any], index: TextIndex) -> Value | None:
     """A flag written as an enum ("True", "False", "dontcare"): set as a boolean would be, from
     the flag's words in the text ("with laundry service" → has_laundry_service "True")."""
     found = flag_value(p, index)
-    if found is None and CJK.search(index.text):
+    if found is None:
         found = glossed_flag(p, index.text)
     if found is None:
         return None

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from shadowswitch.engines.local.choice.candidates import humanise
-from shadowswitch.engines.local.knowledge.english import STOPWORDS
+from shadowswitch.engines.local.languages.en.words import STOPWORDS, stem
 from shadowswitch.engines.local.schema import main_type
+
+__all__ = ["Param", "keywords", "params_of", "role_of", "stem"]
 
 WORD = re.compile(r"[a-z][a-z0-9]+")
 
@@ -31,23 +33,6 @@ class Param:
     def text(self) -> str:
         """What the encoder compares values with."""
         return f"{humanise(self.name)}: {self.description}"[:300]
-
-
-SIBILANTS = ("ss", "sh", "ch", "x", "z")  # "-es" is a plural ending only after these
-
-
-def stem(word: str) -> str:
-    """The singular of a plural, so that a word and its plural meet: "names" → "name" (not
-    "nam", which "name" never gives), "cities" → "city", "boxes" → "box". Words of three
-    letters or fewer stay as they are ("has", "gas")."""
-    word = word.lower()
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("es") and word[:-2].endswith(SIBILANTS):
-        return word[:-2]
-    return word[:-1] if word.endswith("s") else word
 
 
 def keywords(text: str, limit: int = 12) -> frozenset[str]:

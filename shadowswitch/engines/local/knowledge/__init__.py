@@ -5,7 +5,7 @@ agents whose tools ask for them and no other. Both are general (world cities, th
 currencies) and each is offered only to a parameter that asks for it ('City, State', a
 currency), so both are on by default; `Settings.knowledge` names the tables a proxy loads. They
 are loaded once at start-up and handed to the engine, which passes them to the extraction.
-The English word lists are not here but in `english`: see its docstring.
+The word lists of a language are not here but in its reader (languages/).
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shadowswitch.engines.local.language import is_multilingual, units
+from shadowswitch.engines.local.language import is_multilingual
+from shadowswitch.engines.local.languages import REGISTRY, reader
 from shadowswitch.engines.local.runtime.encoder import Encoder
 from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.engines.local.runtime.multilingual import MULTILINGUAL_ID, MultilingualEncoder
@@ -85,24 +86,19 @@ class LanguageShift:
     def gain(self, text: str) -> float:
         """What the decider divides the softmax's temperature by for `text`: 1.0 in English, the
         language's gain in proportion to its share of the text."""
-        return 1.0 + (self.gains.get("zh", 1.0) - 1.0) * chinese_share(text)
+        return 1.0 + sum((gain - 1.0) * share(code, text) for code, gain in self.gains.items())
 
     def apply(self, texts: Sequence[str], vectors: torch.Tensor) -> torch.Tensor:
-        shift = self.shifts.get("zh")
-        if shift is None:
-            return vectors
-        shares = torch.tensor([chinese_share(t) for t in texts]).unsqueeze(1)
-        return vectors + shares * shift
+        for code, shift in self.shifts.items():
+            shares = torch.tensor([share(code, t) for t in texts]).unsqueeze(1)
+            vectors = vectors + shares * shift
+        return vectors
 
 
-def chinese_share(text: str) -> float:
-    """The share of `text`'s words written in Han characters (each a word, language.units);
-    0.0 with kana (Japanese writes Han characters too)."""
-    found = units(text)
-    scripts = [script for _, script in found]
-    if not found or "HIRAGANA" in scripts or "KATAKANA" in scripts:
-        return 0.0
-    return scripts.count("CJK") / len(found)
+def share(code: str, text: str) -> float:
+    """The share of `text`'s words in language `code` (its reader's `share`); 0.0 for a language
+    the fitted file names but no reader is registered for."""
+    return reader(code).share(text) if code in REGISTRY else 0.0
 
 
 def apply_bridge(matrix: torch.Tensor, vectors: torch.Tensor) -> torch.Tensor:

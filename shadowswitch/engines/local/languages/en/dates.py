@@ -1,9 +1,30 @@
-"""Find dates and times in text and offer them both as written and in ISO form."""
+"""Find dates and times in text and offer them both as written and in ISO form; relative days
+("tomorrow", "next Friday", "in two weeks") in ISO form from today's date (tables/dates.json, the
+same tables as the Chinese reader's)."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import date, datetime, timedelta
+
+from text_to_num import text2num
+
+from shadowswitch.engines.local.languages.base import table
+
+_TABLE = table(__package__ or __name__, "dates")
+DAYS: dict[str, int] = _TABLE["days"]
+WEEKS: dict[str, int] = _TABLE["weeks"]
+WEEKDAYS: dict[str, int] = _TABLE["weekdays"]
+UNITS: dict[str, int] = _TABLE["units"]
+
+
+def _either(words: dict[str, int]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+RELATIVE_RE = re.compile(rf"\b(?:{_either(DAYS)})\b", re.IGNORECASE)
+WEEKDAY_RE = re.compile(rf"\b(?:(?P<week>{_either(WEEKS)})\s+)?(?P<day>{_either(WEEKDAYS)})\b", re.IGNORECASE)
+IN_RE = re.compile(rf"\bin\s+(?P<n>\d+|[a-z]+(?:[\s-][a-z]+)?)\s+(?P<unit>{_either(UNITS)})\b", re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:
@@ -37,7 +58,13 @@ TIME_RE = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,
 DateSpan = tuple[str, str, int, int]  # surface, value, start, end
 
 
-def date_spans(text: str) -> list[DateSpan]:
+STATED_TODAY = re.compile(r"\b(?:today|now) is\b|\bcurrent date\b", re.IGNORECASE)
+
+
+def date_spans(text: str, today: date | None = None, relative: bool = True) -> list[DateSpan]:
+    """Dates and times as written and in ISO form; with `relative`, relative days too, unless the
+    text writes a day of its own ("today is 2023.3.1", "on March 3, 2024"): then which day
+    "tomorrow" is from is unsure, and none is read."""
     out: list[DateSpan] = []
     days: list[tuple[str, int, int]] = []  # ISO day, start, end: to join with a time after it
     for pattern in PATTERNS:
@@ -48,6 +75,10 @@ def date_spans(text: str) -> list[DateSpan]:
                 out.append((m.group(0), iso, m.start(), m.end()))
             if iso and len(iso) == 10:
                 days.append((iso, m.start(), m.end()))
+    if relative and not days and not STATED_TODAY.search(text):
+        for surface, day, start, end in relative_spans(text, today or date.today()):
+            out.append((surface, day, start, end))  # as written it stays a phrase ("tomorrow")
+            days.append((day, start, end))
     for m in TIME_RE.finditer(text):
         out.append((m.group(0), m.group(0), m.start(), m.end()))
         hhmm = _hhmm(m)
@@ -57,6 +88,52 @@ def date_spans(text: str) -> list[DateSpan]:
             if hhmm and end <= m.start() and DAY_TIME_GAP.fullmatch(text[end : m.start()]):
                 out.append((text[start : m.end()], f"{iso}T{hhmm}:00", start, m.end()))
     return out
+
+
+def relative_spans(text: str, today: date) -> list[DateSpan]:
+    """Relative days in ISO form: "tomorrow", "next Monday", a weekday alone (the next one),
+    "in two weeks"; none where the phrase is read two ways (`_weekday`)."""
+    out: list[DateSpan] = []
+    for m in RELATIVE_RE.finditer(text):
+        out.append((m.group(0), (today + timedelta(days=DAYS[m.group(0).lower()])).isoformat(), *m.span()))
+    for m in WEEKDAY_RE.finditer(text):
+        day = _weekday(today, m["week"], WEEKDAYS[m["day"].lower()])
+        if day is not None:
+            out.append((m.group(0), day.isoformat(), *m.span()))
+    for m in IN_RE.finditer(text):
+        n = _count(m["n"])
+        if n is not None:
+            day = today + timedelta(days=n * UNITS[m["unit"].lower()])
+            out.append((m.group(0), day.isoformat(), *m.span()))
+    return out
+
+
+def _weekday(today: date, week: str | None, weekday: int) -> date | None:
+    """The day a weekday names, or None where English speakers disagree: on a Wednesday "next
+    Friday" is the 3rd to some and the 10th to others, "this Monday" the one past or the one to
+    come, "last Monday" the 29th or the 22nd, and "Wednesday" alone today or in a week. Where the
+    readings meet ("next Monday", "last Friday", "Friday" alone) the day is read."""
+    ahead = weekday - today.weekday()  # within this week: < 0 past, > 0 to come
+    offset = WEEKS[week.lower()] if week else None
+    if (offset == 1 and ahead > 0) or (offset == -1 and ahead < 0) or (offset == 0 and ahead < 0):
+        return None
+    if offset is None:
+        return None if ahead == 0 else today + timedelta(days=ahead % 7)
+    monday = today - timedelta(days=today.weekday())
+    return monday + timedelta(days=7 * offset + weekday)
+
+
+def _count(word: str) -> int | None:
+    """A count written in digits or cardinal words ("3", "a", "two", "twenty five"); else None."""
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    if word in ("a", "an"):
+        return 1
+    try:
+        return int(text2num(word, "en"))
+    except ValueError:
+        return None
 
 
 DAY_TIME_GAP = re.compile(r"[\s,]*(?:at\s*)?", re.IGNORECASE)

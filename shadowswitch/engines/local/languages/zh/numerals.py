@@ -1,15 +1,23 @@
 """Numbers written in Chinese: numerals (两 → 2, 十二 → 12, 三千五 → 3500, 一万五 → 15000) and
 Arabic numbers with a Chinese scale (1.5万 → 15000, 3千 → 3000), also percentages (百分之二十).
 
-Arabic numbers alone are read by `extract.numbers`, whose patterns let a Chinese character touch
+Arabic numbers alone are read by `arguments.extract.numbers`, whose patterns let a Chinese character touch
 them ("3晚", "最多10个").
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
-from shadowswitch.engines.local.knowledge.chinese import BIG_UNITS, DIGITS, NOT_NUMBERS, UNITS, UPPER_DIGITS
+from shadowswitch.engines.local.languages.base import table
+
+_TABLE = table(__package__ or __name__, "numerals")
+DIGITS: dict[str, int] = _TABLE["digits"]
+UNITS: dict[str, int] = _TABLE["units"]
+BIG_UNITS: dict[str, int] = _TABLE["big_units"]
+UPPER_DIGITS: dict[str, int] = _TABLE["upper_digits"]
+NOT_NUMBERS: tuple[str, ...] = tuple(_TABLE["not_numbers"])  # "一" in these is no number: 查一下, 一起
 
 NUMERAL_CHARS = "".join([*DIGITS, *UNITS, *BIG_UNITS, *UPPER_DIGITS, "万亿"])
 NUMERAL_RE = re.compile(f"(?P<pct>百分之)?(?P<num>[{NUMERAL_CHARS}]+)")
@@ -31,6 +39,8 @@ def parse_numeral(text: str) -> int | None:
     last_unit, zero = 0, False
     for c in chars:
         if c in values:
+            if digit:  # 三千五一: a second digit after one is no part of this numeral
+                return None
             zero = zero or values[c] == 0
             digit = values[c]
         elif c in units:
@@ -52,20 +62,33 @@ def _in_word(text: str, at: int) -> bool:
     return any(text.startswith(w, i) for w in NOT_NUMBERS for i in range(max(0, at - 1), at + 1))
 
 
+def pieces(surface: str) -> list[tuple[int, str]]:
+    """A run of numeral characters cut where a digit follows a digit other than 零: 三千五一晚 is
+    3500 and then 一晚 (one night), not 3100. A run of digits alone (二零二三) is one number."""
+    digits = {**DIGITS, **{k: v for k, v in UPPER_DIGITS.items() if v < 10}}
+    if all(c in digits for c in surface):
+        return [(0, surface)]
+    cuts = [i for i in range(1, len(surface)) if surface[i] in digits and digits.get(surface[i - 1], 0)]
+    bounds = [0, *cuts, len(surface)]
+    return [(a, surface[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
 def numeral_spans(text: str) -> list[NumberSpan]:
     out: list[NumberSpan] = []
     for m in NUMERAL_RE.finditer(text):
-        start, surface = m.start("num"), m["num"]
-        if surface in "一万" and _in_word(text, start):  # 一下, 一起, 万一: no number
-            continue
-        if surface[0] in "百千万亿":
-            continue  # a numeral starts with a digit or 十: 百分比, 千万别, and 1.5万's 万 (read below)
-        value = parse_numeral(surface)
-        if value is None:
-            continue
-        if m["pct"]:
-            out.append((m.group(0), value / 100, m.start(), m.end(), True))
-        out.append((surface, value, start, m.end(), False))
+        for offset, surface in pieces(m["num"]):
+            start = m.start("num") + offset
+            if surface in "一万" and _in_word(text, start):  # 一下, 一起, 万一: no number
+                continue
+            if surface[0] in "百千万亿":
+                continue  # a numeral starts with a digit or 十: 百分比, 千万别, and 1.5万's 万 (read below)
+            value = parse_numeral(surface)
+            if value is None:
+                continue
+            end = start + len(surface)
+            if m["pct"] and offset == 0:
+                out.append((text[m.start() : end], value / 100, m.start(), end, True))
+            out.append((surface, value, start, end, False))
     for m in SCALED_RE.finditer(text):
         raw = float(m["num"]) * SCALE[m["scale"]]
         out.append((m.group(0), int(raw) if raw.is_integer() else raw, m.start(), m.end(), False))

@@ -12,15 +12,25 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from shadowswitch.engines.local.arguments.zh_numbers import parse_numeral
-from shadowswitch.engines.local.knowledge.chinese import AFTERNOON, DAYS, MORNING, WEEKDAYS, WEEKS
+from shadowswitch.engines.local.languages.base import table
+from shadowswitch.engines.local.languages.zh.numerals import parse_numeral
 
-DateSpan = tuple[str, str, int, int]  # surface, value, start, end (as dates.date_spans)
+_TABLE = table(__package__ or __name__, "dates")
+DAYS: dict[str, int] = _TABLE["days"]  # relative days: offset from today
+WEEKDAYS: dict[str, int] = _TABLE["weekdays"]
+WEEKS: dict[str, int] = _TABLE["weeks"]  # 上周一, 这周五, 下周一
+AFTERNOON: tuple[str, ...] = tuple(_TABLE["afternoon"])  # 晚上八点 → 20:00
+MORNING: tuple[str, ...] = tuple(_TABLE["morning"])
+NIGHT: frozenset[str] = frozenset(_TABLE["night"])  # 晚上十二点: the next day's 00:00
+SMALL_HOURS: frozenset[str] = frozenset(_TABLE["small_hours"])  # 凌晨十二点: that day's 00:00
+
+DateSpan = tuple[str, str, int, int]  # surface, value, start, end (as languages.en.dates.date_spans)
 
 NUM = r"(?:\d{1,4}|[零〇一二两三四五六七八九十]{1,4})"
 DAY_RE = re.compile(rf"(?:(?P<year>{NUM})年)?(?P<month>{NUM})月(?:(?P<day>{NUM})[日号])?")
 RELATIVE_RE = re.compile("|".join(sorted(DAYS, key=len, reverse=True)))
-WEEKDAY_RE = re.compile(r"(?P<week>[上这本下])?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
+WEEK = "|".join(sorted(WEEKS, key=len, reverse=True))  # 下下 before 下
+WEEKDAY_RE = re.compile(rf"(?P<week>{WEEK})?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
 PARTS = "|".join((*AFTERNOON, *MORNING))
 TIME_RE = re.compile(
     rf"(?P<part>{PARTS})?\s*(?:(?P<h>{NUM})[点时](?:(?P<half>半)|(?P<m>{NUM})分?)?|(?P<hh>\d{{1,2}}):(?P<mm>\d{{2}}))"
@@ -52,9 +62,15 @@ def zh_date_spans(text: str, today: date | None = None) -> list[DateSpan]:
         if hhmm is None:
             continue
         out += [(m.group(0), m.group(0), m.start(), m.end()), (m.group(0), hhmm, m.start(), m.end())]
+        # midnight at the end of a day is the next day's: 明天晚上十二点 → 2024-05-03T00:00:00
+        late = int(m["part"] in NIGHT and hhmm == "00:00")
+        if m["part"] in DAYS:  # 明晚八点: the part of the day names its day
+            day = today + timedelta(days=DAYS[m["part"]] + late)
+            out.append((m.group(0), f"{day.isoformat()}T{hhmm}:00", m.start(), m.end()))
         for iso, start, end in days:  # 明天晚上八点 → 2024-05-02T20:00:00
             if end <= m.start() and GAP.fullmatch(text[end : m.start()]):
-                out.append((text[start : m.end()], f"{iso}T{hhmm}:00", start, m.end()))
+                day = date.fromisoformat(iso) + timedelta(days=late)
+                out.append((text[start : m.end()], f"{day.isoformat()}T{hhmm}:00", start, m.end()))
     return out
 
 
@@ -91,6 +107,8 @@ def _hhmm(m: re.Match[str]) -> str | None:
             return None
     if m["part"] in AFTERNOON and hour < 12:
         hour += 12
+    elif hour == 12 and (m["part"] in NIGHT or m["part"] in SMALL_HOURS):
+        hour = 0  # 晚上十二点, 凌晨十二点: midnight
     if not (0 <= hour <= 23 and 0 <= minute <= 59):
         return None
     return f"{hour:02d}:{minute:02d}"

@@ -1,0 +1,56 @@
+"""The value readers against oracles, on samples (`shadowswitch bench readers` runs the whole
+battery): right value at the right place, or none; never a wrong one. Pure: no models."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from research.readers.battery import FRAMES, date_phrases, en_dates, en_numbers, oracle, sentences, zh_numbers
+
+SAMPLE = random.Random(5)
+
+
+def test_chinese_numerals_written_by_cn2an_read_back() -> None:
+    tally = zh_numbers([*range(0, 20_001, 61), *(SAMPLE.randrange(10**9) for _ in range(300))])
+    assert tally.misread == 0 and tally.missed == 0, tally.examples
+
+
+def test_english_number_words_written_by_num2words_read_back_or_not_at_all() -> None:
+    numbers = [*range(0, 10_001, 53), *(SAMPLE.randrange(10**9) for _ in range(100))]
+    assert en_numbers(numbers).misread == 0
+    plain = en_numbers(numbers, commas=False)
+    assert plain.misread == 0 and plain.missed == 0, plain.examples
+
+
+def test_relative_days_agree_with_dateparser_or_are_not_read() -> None:
+    tally = en_dates([date(2024, 5, 1), date(2025, 2, 27)])
+    assert tally.misread == 0, tally.examples
+    assert tally.read > tally.tried * 0.8  # only the phrases read two ways are left
+
+
+DAYS = st.dates(min_value=date(2023, 1, 1), max_value=date(2027, 12, 31))
+
+
+@settings(max_examples=30, deadline=None)
+@given(phrase=st.sampled_from(date_phrases()), frame=st.sampled_from(FRAMES), today=DAYS)
+def test_a_relative_day_in_a_sentence_is_read_right_or_not_at_all(
+    phrase: str, frame: str, today: date
+) -> None:
+    truth = oracle(phrase, today)
+    if truth is None:
+        return
+    tally = sentences([(phrase, frame, today, truth)])
+    assert tally.misread == 0, tally.examples
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(min_value=0, max_value=999_999), frame=st.sampled_from(FRAMES))
+def test_a_number_in_words_in_a_sentence_is_read_right_or_not_at_all(n: int, frame: str) -> None:
+    from num2words import num2words
+
+    tally = sentences([(str(num2words(n)), frame, date(2024, 5, 1) + timedelta(days=n % 7), n)])
+    assert tally.misread == 0, tally.examples
