@@ -281,8 +281,8 @@ def readers(
     quick: Annotated[bool, typer.Option("--quick", help="A sample of each battery (seconds)")] = False,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/readers.json"),
 ) -> None:
-    """The value readers against oracles (cn2an, num2words, dateparser): cases tried, read, missed
-    and misread per reader."""
+    """The value readers against oracles (cn2an, dateparser, our own number-word writer): cases
+    tried, read, missed and misread per reader."""
     from research.readers.battery import run_readers
 
     summary = run_readers(out, "quick" if quick else "full")["summary"]

@@ -4,7 +4,8 @@ Per reader, cases tried, read (the right value at the phrase's position), missed
 there) and misread (a wrong value over any part of the phrase), and the first misreads:
 - `zh_numbers`: every integer 0–20,000 and 20,000 random ones below 10^9, written in Chinese by
   cn2an (MIT) and read back by languages.zh.numerals;
-- `en_numbers`: integers written in words by num2words (LGPL, a dev dependency only)
+- `en_numbers`: integers written in words by our own writer (research/readers/words.py,
+  in num2words's style)
   and read back by languages.en.numbers;
 - `en_dates`: relative-day phrases over a grid of todays, against dateparser (BSD);
 - `sentences`: those phrases inside sentences with other numbers and dates around them, read by
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from research.readers.words import number_words
 
 Found = list[tuple[Any, int, int]]  # value, start, end
 
@@ -71,13 +74,11 @@ def zh_numbers(numbers: Iterable[int]) -> Tally:
 def en_numbers(numbers: Iterable[int], commas: bool = True) -> Tally:
     """`commas`: as num2words writes ("one thousand, nine hundred and five"), which the reader
     leaves unread (1905, or 1000 and 905?); without them, as people mostly type numbers."""
-    from num2words import num2words
-
     from shadowswitch.engines.local.languages.en.numbers import word_number_spans
 
     tally = Tally()
     for n in numbers:
-        text = str(num2words(n)) if commas else str(num2words(n)).replace(",", "")
+        text = number_words(n) if commas else number_words(n).replace(",", "")
         tally.judge(text, n, 0, len(text), [(v, s, e) for _, v, s, e in word_number_spans(text)])
     return tally
 
@@ -161,15 +162,13 @@ def todays(n: int, seed: int = 7) -> list[date]:
 
 def battery(size: str = "full") -> dict[str, Any]:
     """Every reader's tally; `size` "full" is the issue's battery, "quick" a sample of it."""
-    from num2words import num2words
-
     rng = random.Random(34)
     full = size == "full"
     zh = list(range(20_001)) + [rng.randrange(10**9) for _ in range(20_000)] if full else range(0, 20_001, 97)
     en = list(range(10_001)) + [rng.randrange(10**9) for _ in range(5_000)] if full else range(0, 10_001, 89)
     days = todays(28 if full else 3)
     phrases = [(p, f, t, oracle(p, t)) for t in days[:7] for p in date_phrases() for f in FRAMES]
-    numbers = [(str(num2words(n)), f, days[0], n) for n in (25, 42, 99, 300, 1905) for f in FRAMES]
+    numbers = [(number_words(n), f, days[0], n) for n in (25, 42, 99, 300, 1905) for f in FRAMES]
     return {
         "zh_numbers": zh_numbers(zh).summary(),
         "en_numbers": en_numbers(en).summary(),

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from research.readers.battery import FRAMES, date_phrases, en_dates, en_numbers, oracle, sentences, zh_numbers
+from research.readers.words import number_words
 
 SAMPLE = random.Random(5)
 
@@ -19,7 +20,7 @@ def test_chinese_numerals_written_by_cn2an_read_back() -> None:
     assert tally.misread == 0 and tally.missed == 0, tally.examples
 
 
-def test_english_number_words_written_by_num2words_read_back_or_not_at_all() -> None:
+def test_english_number_words_written_out_read_back_or_not_at_all() -> None:
     numbers = [*range(0, 10_001, 53), *(SAMPLE.randrange(10**9) for _ in range(100))]
     assert en_numbers(numbers).misread == 0
     plain = en_numbers(numbers, commas=False)
@@ -50,7 +51,5 @@ def test_a_relative_day_in_a_sentence_is_read_right_or_not_at_all(
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(min_value=0, max_value=999_999), frame=st.sampled_from(FRAMES))
 def test_a_number_in_words_in_a_sentence_is_read_right_or_not_at_all(n: int, frame: str) -> None:
-    from num2words import num2words
-
-    tally = sentences([(str(num2words(n)), frame, date(2024, 5, 1) + timedelta(days=n % 7), n)])
+    tally = sentences([(number_words(n), frame, date(2024, 5, 1) + timedelta(days=n % 7), n)])
     assert tally.misread == 0, tally.examples
