@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from shadowswitch.engines.base import Choice, ScoredCandidate
+from shadowswitch.engines.base import Choice, ChoiceTrace, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import Filled, at_message
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
@@ -120,8 +120,9 @@ class Decider:
             ]
         shared.laps["total"] = sum(shared.laps.values())
         for choice in choices:  # each request carries its share of the shared work
+            timings = choice.trace.timings_ms
             for lap, ms in shared.laps.items():
-                choice.timings_ms[lap] = round(choice.timings_ms.get(lap, 0.0) + ms / len(jobs), 2)
+                timings[lap] = round(timings.get(lap, 0.0) + ms / len(jobs), 2)
         return choices
 
     def _queries(self, queries: list[str], remember: list[str]) -> list[torch.Tensor]:
@@ -177,8 +178,9 @@ class Decider:
             judged = partial(memory.confidence, zero_shot=zero_shot, after=bool(called))
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy, memory, gates, judged)
-        choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
-        choice.memory_version = memory.version if memory else 0
+        trace = choice.trace
+        trace.vector, trace.encoder, trace.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
+        trace.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)
 
@@ -197,7 +199,7 @@ class Decider:
             return Choice(
                 "no_tool",
                 None,
-                candidates=[ScoredCandidate(NO_TOOL_ID, 1.0, 1.0)],
+                trace=ChoiceTrace([ScoredCandidate(NO_TOOL_ID, 1.0, 1.0)]),
                 confidence=1.0,
                 margin=1.0,
                 fill_generative=True,
@@ -250,7 +252,7 @@ class Decider:
             choice = Choice(best.kind, _name(best), abstain_reason=reason)
         else:
             choice = self._fill(best, request, policy, memory)
-        choice.candidates, choice.confidence, choice.margin = candidates, confidence, gap
+        choice.trace.candidates, choice.confidence, choice.margin = candidates, confidence, gap
         return choice
 
     def _fill(
@@ -369,5 +371,5 @@ class Clock:
         self.last = now
 
     def stamp(self, choice: Choice) -> Choice:
-        choice.timings_ms = {**self.laps, "total": round((self.last - self.start) * 1000, 2)}
+        choice.trace.timings_ms = {**self.laps, "total": round((self.last - self.start) * 1000, 2)}
         return choice
