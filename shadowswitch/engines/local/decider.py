@@ -14,7 +14,8 @@ import torch
 
 from shadowswitch.engines.base import Choice, ChoiceTrace, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
-from shadowswitch.engines.local.arguments.grounding import Filled, at_message
+from shadowswitch.engines.local.arguments.grounding import at_message
+from shadowswitch.engines.local.arguments.learned import learned_values, with_usual
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
@@ -329,35 +330,6 @@ def _threshold_reason(
 
 def _name(candidate: Candidate) -> str | None:
     return None if candidate.kind == "no_tool" else candidate.id
-
-
-def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
-    """The tool's schema with the parameters the upstream always sets made required (those a
-    learned constant supplies excepted): the engine fills them from the text or abstains."""
-    constants = memory.constants.get(tool, {})
-    properties = parameters.get("properties") or {}
-    usual = [p for p in memory.usual.get(tool, []) if p in properties and p not in constants]
-    required = list(parameters.get("required") or [])
-    added = [p for p in usual if p not in required]
-    return {**parameters, "required": required + added} if added else parameters
-
-
-def learned_values(
-    filled: Filled, parameters: dict[str, Any], constants: dict[str, Any], version: int
-) -> None:
-    """Values the upstream set in (nearly) every call of this tool and that were never in the
-    conversation (`memory.learned_constants`), for parameters the text left unfilled, each kept
-    only when the call with it still fits the tool's schema. Provenance `learned`: not invented
-    here, but the agent's own constant, seen in its exemplars."""
-    properties = parameters.get("properties") or {}
-    for name, value in constants.items():
-        if name in filled.arguments or name not in properties:
-            continue
-        if not is_valid({**filled.arguments, name: value}, {**parameters, "required": []}):
-            continue
-        filled.put(name, (value, {"source": "learned", "state_version": version}))
-        if name in filled.missing:
-            filled.missing.remove(name)
 
 
 class Clock:
