@@ -225,9 +225,9 @@ def test_english_is_scored_exactly_as_with_the_english_encoder(engine: Any) -> N
     for text in ("Book a hotel in Lisbon for 2 nights without breakfast", "What's the weather in Boston?"):
         auto, fixed = decide(engine, text, POLICY), decide(engine, text, english)
         # the same decider; vectors cached or embedded in another batch differ in the 7th digit
-        assert [c.id for c in auto.candidates] == [c.id for c in fixed.candidates]
-        assert [c.score for c in auto.candidates] == pytest.approx(
-            [c.score for c in fixed.candidates], abs=1e-5
+        assert [c.id for c in auto.trace.candidates] == [c.id for c in fixed.trace.candidates]
+        assert [c.score for c in auto.trace.candidates] == pytest.approx(
+            [c.score for c in fixed.trace.candidates], abs=1e-5
         )
         assert auto.arguments == fixed.arguments
 
