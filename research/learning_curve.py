@@ -335,7 +335,8 @@ def choice_with_memory(exemplars: int = 10_000, requests: int = 30) -> dict[str,
         laps = []
         for case in cases:
             choice = engine.decide_sync(ChatView.parse({"model": "m", **case.request}), policy, mem)
-            laps.append(choice.timings_ms.get("candidates", 0.0) + choice.timings_ms.get("scoring", 0.0))
+            timings = choice.trace.timings_ms
+            laps.append(timings.get("candidates", 0.0) + timings.get("scoring", 0.0))
         out[f"choice_ms_p50_{label}"] = _p50(laps)
     engine.close()
     return out

@@ -2,13 +2,14 @@
 
 classify → rollout route (sticky bucket) → local engine or generative (LiteLLM)
 → validate → record → breaker → response; shadow and comparison runs in the background.
+What each step does lives beside it: the background runs in `comparisons`, recording the
+decision and building the reply in `replies`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -19,14 +20,12 @@ from shadowswitch.answers.messages import (
     apply_choice,
     apply_validity,
     call_of,
-    choice_json,
     local_message,
-    same_call,
-    same_tool,
 )
 from shadowswitch.answers.validate import check_answer
 from shadowswitch.bursts import bursts
 from shadowswitch.classify import UNCLASSIFIED, classify
+from shadowswitch.comparisons import Comparisons
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
@@ -36,6 +35,7 @@ from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Policy, PolicySet
 from shadowswitch.redact import Redactor, default_redactor, safe_text
+from shadowswitch.replies import CUT_OFF, Records
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.breaker import counts_as
 from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_key, should_compare
@@ -47,7 +47,6 @@ from shadowswitch.store.tables import Decision
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
-CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
 
 
 class Pipeline:
@@ -75,6 +74,8 @@ class Pipeline:
         self.learning = learning  # exemplars from generative answers, learned states to decide with
         self.redact = redact  # applied to stored prompts
         self.inflight = InFlight()
+        self.records = Records(recorder, metrics)
+        self.comparisons = Comparisons(self)
         self._gates: dict[str, asyncio.Lock] = {}  # per task type: local outcomes one at a time
 
     async def handle(self, incoming: Incoming) -> Reply:
@@ -93,7 +94,7 @@ class Pipeline:
                 raise
             # Cut off, as when shutdown's bounded wait runs out: record it, and answer a 503 the
             # agent may retry elsewhere (rather than a bare 500 from the server).
-            self._record_cancelled(ctx)
+            self.records.cancelled(ctx)
             raise ServiceUnavailable(CUT_OFF, code="shutting_down") from None
 
     def _context(self, incoming: Incoming) -> Context:
@@ -169,8 +170,8 @@ class Pipeline:
             return None
         ctx.decision.path = DecisionPath.LOCAL
         if should_compare(ctx.decision.id, policy.rollout.compare_percent):
-            self._compare(ctx, "generative", self._compare_generative(ctx, choice))
-        return self._finish(ctx, body)
+            self._compare(ctx, "generative", self.comparisons.generative(ctx, choice))
+        return self.records.finish(ctx, body)
 
     async def _fall_back(self, ctx: Context, policy: Policy, event: str) -> None:
         ctx.decision.path = DecisionPath.FALLBACK
@@ -209,7 +210,7 @@ class Pipeline:
                 )
             body = await self.generative.complete(request, ctx.upstream)
         except ShadowswitchError as exc:
-            self._record_failure(ctx, exc)
+            self.records.failure(ctx, exc)
             exc.headers.update(reply_headers(ctx.decision.id, ctx.task_type, ctx.decision.path))
             raise
         if ctx.fill_action is not None:
@@ -217,7 +218,7 @@ class Pipeline:
         validity = check_answer(ctx.request, wire.message_of(body), allowed_actions(ctx.policy))
         apply_validity(ctx.decision, validity)
         self._after_generative(ctx, wire.message_of(body))
-        return self._finish(ctx, body)
+        return self.records.finish(ctx, body)
 
     async def _relay(self, ctx: Context, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
         """Forward a stream as it comes (chunks that arrived together in one write), and record
@@ -242,11 +243,11 @@ class Pipeline:
                 ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
                 ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
             self._after_generative(ctx, message)
-            self._record(ctx, message)
+            self.records.record(ctx, message)
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
         if ctx.route == Route.SHADOW and ctx.policy is not None and self._local_serves(ctx.policy):
-            self._compare(ctx, "local", self._shadow_local(ctx, ctx.policy, message))
+            self._compare(ctx, "local", self.comparisons.local(ctx, ctx.policy, message))
         if ctx.abstained is not None and ctx.upstream_request is None:
             self._learn(ctx, ctx.abstained, message)  # the upstream answered what the engine would not
 
@@ -279,59 +280,6 @@ class Pipeline:
 
     # -- background comparisons ----------------------------------------------------------
 
-    async def _shadow_local(self, ctx: Context, policy: Policy, served: dict[str, Any]) -> None:
-        started = time.perf_counter()
-        try:
-            choice = await self._decide(ctx.request, policy)
-        except Exception as exc:
-            self.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
-            return
-        self._learn(ctx, choice, served)
-        shadow = {**choice_json(choice), "latency_ms": _ms_since(started)}
-        agreement = None
-        if not choice.abstain_reason:
-            message = local_message(choice, ctx.request.legacy_functions)
-            shadow["valid"] = check_answer(ctx.request, message, allowed_actions(policy)).valid
-            agreement = self._pair(ctx, message, served)
-        self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
-        if agreement is False and policy.breaker.count_disagreement:
-            await self._outcome(policy, ctx.decision.id, "disagree")
-
-    async def _compare_generative(self, ctx: Context, choice: Choice) -> None:
-        started = time.perf_counter()
-        try:
-            body = await self.generative.complete(ctx.request.raw, ctx.upstream)
-        except ShadowswitchError as exc:
-            self.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
-            return
-        message = wire.message_of(body)
-        agreement = self._pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
-        validity = check_answer(ctx.request, message, allowed_actions(ctx.policy))
-        if validity.valid and self.learning and ctx.policy is not None:
-            observe = self.learning.observe(
-                ctx.policy, ctx.decision.id, ctx.request, choice, message, self.local
-            )
-            self._spawn(observe)
-        usage = body.get("usage") or {}
-        shadow = {
-            "path": "generative",
-            "message": message,
-            "valid": validity.valid,
-            "latency_ms": _ms_since(started),
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"),
-        }
-        self.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
-        if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
-            await self._outcome(ctx.policy, ctx.decision.id, "disagree")
-
-    def _pair(self, ctx: Context, local: dict[str, Any], generative: dict[str, Any]) -> bool:
-        """Both paths' answers to one request: count the pair; agreement is on the whole call."""
-        call = same_call(local, generative)
-        if self.metrics:
-            self.metrics.observe_pair(ctx.task_type, same_tool(local, generative), call)
-        return call
-
     def _compare(self, ctx: Context, other: str, work: Any) -> None:
         """Run the other path in the background, never delaying the answer; bounded, and a run
         skipped for want of room is recorded on the decision and counted, not dropped unseen."""
@@ -352,51 +300,7 @@ class Pipeline:
         wait; they record themselves) and for background shadow/compare runs and breaker events."""
         await self.inflight.drain()
 
-    # -- record --------------------------------------------------------------------------
-
-    def _finish(self, ctx: Context, body: dict[str, Any]) -> Reply:
-        usage = body.get("usage") or {}
-        ctx.decision.prompt_tokens = usage.get("prompt_tokens")
-        ctx.decision.completion_tokens = usage.get("completion_tokens")
-        message = wire.message_of(body)
-        self._record(ctx, message)
-        if ctx.request.stream:
-            stream = _replay(wire.chunks(body, ctx.request.include_usage))
-            return Reply(ctx.decision.id, ctx.task_type, ctx.decision.path, stream=stream)
-        return Reply(ctx.decision.id, ctx.task_type, ctx.decision.path, body=body)
-
-    def _record_failure(self, ctx: Context, exc: ShadowswitchError) -> None:
-        ctx.decision.error = exc.message
-        ctx.decision.status_code = exc.status_code
-        ctx.decision.valid = False
-        self._record(ctx, {})
-
-    def _record_cancelled(self, ctx: Context) -> None:
-        ctx.decision.error = CUT_OFF
-        ctx.decision.status_code = 503
-        self._record(ctx, {})
-
-    def _record(self, ctx: Context, message: dict[str, Any]) -> None:
-        ctx.recorded = True
-        ctx.decision.latency_ms = round(ctx.elapsed_ms(), 3)
-        calls: list[str] = [
-            c["id"] for c in message.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")
-        ]
-        self.recorder.record(ctx.decision, calls)
-        if self.metrics:
-            self.metrics.observe(ctx.decision)
-
 
 def unfilled(choice: Choice) -> bool:
     """A tool chosen, its arguments never filled: the engine abstained on the ranking alone."""
     return choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
-
-
-def _ms_since(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
-async def _replay(chunks: Any) -> AsyncIterator[bytes]:
-    for chunk in chunks:
-        yield wire.sse(chunk)
-    yield wire.sse("[DONE]")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
-from shadowswitch.engines.base import Choice
+from shadowswitch.engines.base import Choice, ChoiceTrace
 from shadowswitch.learning.challenger import compare
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Outcome, Pair, at, decide, fit
@@ -133,12 +133,10 @@ def test_a_call_the_engine_never_filled_is_not_judged_on_its_arguments() -> None
     request = ChatView.parse(
         {"model": "m", "messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": tools}
     )
-    ranked = {
-        "vector": unit(np.ones(DIM)).tobytes(),
-        "encoder": "e",
-        "zero_shot": {"get_weather": 0.4, "__no_tool__": 0.6},
-    }
-    unfilled = Choice("tool", "get_weather", abstain_reason="low_confidence 0.40 < 0.5", **ranked)  # type: ignore[arg-type]
+    ranked = ChoiceTrace(
+        vector=unit(np.ones(DIM)).tobytes(), encoder="e", zero_shot={"get_weather": 0.4, "__no_tool__": 0.6}
+    )
+    unfilled = Choice("tool", "get_weather", abstain_reason="low_confidence 0.40 < 0.5", trace=ranked)
     upstream = tool_call("get_weather", {"city": "Oslo"})
     row = build_exemplar("t", "d1", request, unfilled, upstream)
     assert row is not None and row.args_status == "unknown"  # was 'absent': counted as wrong
@@ -151,7 +149,7 @@ def test_a_call_the_engine_never_filled_is_not_judged_on_its_arguments() -> None
 
 
 def test_parameters_the_upstream_always_sets_become_required() -> None:
-    from shadowswitch.engines.local.decider import with_usual
+    from shadowswitch.engines.local.arguments.learned import with_usual
     from shadowswitch.learning.memory import learned_constants, usual_parameters
 
     said = {"type": "str", "in_text": True}
@@ -246,9 +244,7 @@ def test_the_exemplar_keeps_the_tools_already_called_this_turn(tmp_path: Any) ->
         "tool",
         "get_weather",
         abstain_reason="repeated_call: get_weather was already called for this user turn",
-        vector=unit(np.ones(DIM)).tobytes(),
-        encoder="e",
-        zero_shot=zero_shot,
+        trace=ChoiceTrace(vector=unit(np.ones(DIM)).tobytes(), encoder="e", zero_shot=zero_shot),
     )
     text = {"role": "assistant", "content": "It is 3 degrees in Oslo."}
     learning = Learning(store, ServedMemories(store))

@@ -177,7 +177,7 @@ def test_replicas_on_postgres_serve_the_same_version(pg_url: str) -> None:
 
 def test_a_learned_constant_fills_only_what_the_text_left_and_the_schema_allows() -> None:
     from shadowswitch.engines.local.arguments.grounding import Filled
-    from shadowswitch.engines.local.decider import learned_values
+    from shadowswitch.engines.local.arguments.learned import learned_values
 
     schema = {
         "type": "object",

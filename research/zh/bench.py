@@ -77,7 +77,7 @@ def run_case(engine: Any, case: BfclCase, pol: Any) -> dict[str, Any]:
     start = time.perf_counter()
     choice = engine.decide_sync(ChatView.parse(case.request), pol)
     ms = (time.perf_counter() - start) * 1000
-    top = choice.candidates[0].id if choice.candidates else choice.name
+    top = choice.trace.candidates[0].id if choice.trace.candidates else choice.name
     calls: list[Call] = []
     if choice.kind == "tool" and choice.name and not choice.abstain_reason:
         calls = [Call(choice.name, dict(choice.arguments or {}))]

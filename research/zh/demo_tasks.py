@@ -78,7 +78,7 @@ def effect(backend: Backend, name: str, arguments: dict[str, Any]) -> tuple[str,
 
 
 def judge(step: Step, choice: Any, min_confidence: float, min_margin: float) -> dict[str, Any]:
-    top = choice.candidates[0].id if choice.candidates else choice.name
+    top = choice.trace.candidates[0].id if choice.trace.candidates else choice.name
     called = choice.kind == "tool" and bool(choice.name) and not choice.abstain_reason
     expected = step.expected
     right_call = (

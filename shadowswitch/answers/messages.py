@@ -24,9 +24,18 @@ def local_message(choice: Choice, legacy_functions: bool = False) -> dict[str, A
     return {"role": "assistant", "content": choice.content or ""}
 
 
+# The stored object's key order, from before the trace had its own dataclass.
+_RECORD_ORDER = ("kind", "name", "arguments", "sources", "content", "candidates", "confidence", "margin")
+
+
 def choice_json(choice: Choice) -> dict[str, Any]:
-    data = asdict(choice)
-    data.pop("vector", None)  # kept as an exemplar (learning), not in the decision record
+    """The choice as the decision record keeps it: one flat object, its trace's fields beside the
+    decision's (the stored JSON's shape predates the split)."""
+    flat = asdict(choice)
+    trace = flat.pop("trace")
+    trace.pop("vector", None)  # kept as an exemplar (learning), not in the decision record
+    flat.update(trace)
+    data = {key: flat.pop(key) for key in _RECORD_ORDER} | flat
     data["path"] = "local"
     return data
 
@@ -38,8 +47,8 @@ def apply_choice(decision: Decision, choice: Choice) -> None:
     decision.confidence = round(choice.confidence, 6)
     decision.margin = round(choice.margin, 6)
     decision.abstain_reason = choice.abstain_reason
-    decision.candidates = [asdict(c) for c in choice.candidates]
-    decision.timings_ms = {k: round(v, 3) for k, v in choice.timings_ms.items()}
+    decision.candidates = [asdict(c) for c in choice.trace.candidates]
+    decision.timings_ms = {k: round(v, 3) for k, v in choice.trace.timings_ms.items()}
 
 
 def apply_validity(decision: Decision, validity: Validity) -> None:

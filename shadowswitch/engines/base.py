@@ -23,8 +23,26 @@ class ScoredCandidate:
 
 
 @dataclass
+class ChoiceTrace:
+    """How a `Choice` was reached: diagnostics for the recorded decision, and what learning keeps.
+
+    `candidates` and `timings_ms` (candidates/scoring/arguments/total) go into the decision row.
+    Of a ranked request, learning (`shadowswitch.learning`) keeps the query's encoder vector
+    (float32 bytes) and encoder, the candidates' probabilities before any memory was mixed in
+    (`zero_shot`), and the served memory's version (0: none). A choice made by rule has no vector.
+    """
+
+    candidates: list[ScoredCandidate] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    vector: bytes | None = field(default=None, repr=False)
+    encoder: str | None = None
+    zero_shot: dict[str, float] | None = None
+    memory_version: int = 0
+
+
+@dataclass
 class Choice:
-    """The local engine's decision for one request.
+    """The local engine's decision for one request; how it was reached is in `trace`.
 
     `abstain_reason` set means: do not serve this; hand the request to the
     generative path (low confidence, small margin, nothing to choose from...).
@@ -40,19 +58,11 @@ class Choice:
     arguments: dict[str, Any] | None = None  # tool arguments, or action slot values
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # provenance of each argument
     content: str | None = None  # rendered message content (actions, schema_enum)
-    candidates: list[ScoredCandidate] = field(default_factory=list)
     confidence: float = 0.0
     margin: float = 0.0
     abstain_reason: str | None = None
     fill_generative: bool = False
-    timings_ms: dict[str, float] = field(default_factory=dict)  # candidates/scoring/arguments
-    # What learning keeps of a ranked request (`shadowswitch.learning`): the query's encoder
-    # vector (float32 bytes) and encoder, the candidates' probabilities before any memory was
-    # mixed in, and the served memory's version (0: none).
-    vector: bytes | None = field(default=None, repr=False)
-    encoder: str | None = None
-    zero_shot: dict[str, float] | None = None
-    memory_version: int = 0
+    trace: ChoiceTrace = field(default_factory=ChoiceTrace)
 
 
 class ModelEngine(Protocol):

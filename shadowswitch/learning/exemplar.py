@@ -37,12 +37,13 @@ def build_exemplar(
     is not a choice among the offered tools (an action, parallel text...). `blocked`: the tools
     the engine would not serve on this request by rule (already called for this user turn);
     `state`: the last tool called this turn, its error, the step (what the trained head reads)."""
-    if choice.vector is None or not choice.zero_shot:
+    trace = choice.trace
+    if trace.vector is None or not trace.zero_shot:
         return None
-    vector, encoder, zero_shot = choice.vector, choice.encoder or "", choice.zero_shot
+    vector, encoder, zero_shot = trace.vector, trace.encoder or "", trace.zero_shot
     call = call_of(generative)
     label = call.name or NO_TOOL
-    if label not in choice.zero_shot:
+    if label not in zero_shot:
         return None  # a tool the engine did not consider (not offered, or shortlisted away)
     local_tool = choice.name if choice.kind == "tool" else NO_TOOL if choice.kind == "no_tool" else None
     if label_choice is not None and label_choice.name == label and label_choice.arguments is not None:

@@ -77,7 +77,7 @@ async def test_the_step_after_a_result_abstains_before_filling(engine: Any, monk
     assert again.abstain_reason == "repeated_call: get_weather was already called for this user turn"
     assert filled == ["get_weather"]  # no second fill
     assert engine.engine.query_vectors.hits == hits + 1  # the turn's vector, not a new encoder pass
-    assert again.candidates[0].id == "get_weather" and again.confidence == first.confidence
+    assert again.trace.candidates[0].id == "get_weather" and again.confidence == first.confidence
 
 
 @pytest.mark.slow
@@ -96,4 +96,4 @@ async def test_low_confidence_abstains_without_arguments(engine: Any, monkeypatc
     strict = Policy(task_type="t", engine={"min_confidence": 1.0})
     choice = await engine.decide(ask("Fly me from Oslo to Rome", [FLIGHT, WEATHER]), strict)
     assert choice.abstain_reason and choice.abstain_reason.startswith("low_confidence")
-    assert choice.name == "book_flight" and choice.arguments is None and choice.candidates
+    assert choice.name == "book_flight" and choice.arguments is None and choice.trace.candidates

@@ -19,15 +19,9 @@ from shadowswitch.engines.local.arguments.features import (
     shape,
     year,
 )
-from shadowswitch.engines.local.arguments.filler import (
-    ArgumentFiller,
-    Pair,
-    close_values,
-    compared_text,
-    unlabelled,
-    wrapping,
-)
+from shadowswitch.engines.local.arguments.filler import ArgumentFiller, Pair, close_values
 from shadowswitch.engines.local.arguments.params import params_of, stem
+from shadowswitch.engines.local.arguments.values import compared_text, unlabelled, wrapping
 from shadowswitch.engines.local.calibration import load_calibration
 from shadowswitch.engines.local.schema import normalise
 from tests.support.arguments import FILLER, TEXTS, no_similarity, schemas

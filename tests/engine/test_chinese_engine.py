@@ -61,7 +61,7 @@ def decide(engine: Any, text: str, policy: Policy = TOOLS_ONLY) -> Any:
 )
 def test_a_chinese_request_chooses_the_right_tool(engine: Any, text: str, expected: str) -> None:
     choice = decide(engine, text)
-    assert choice.candidates[0].id == expected
+    assert choice.trace.candidates[0].id == expected
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_a_chinese_request_for_a_tool_is_not_answered_directly(engine: Any, text
     # e5's fixed "answer directly" level beat every tool here; the bridge (runtime/bridge.py)
     # lets the English prior decide, in the English encoder's space.
     choice = decide(engine, text, POLICY)
-    assert choice.candidates[0].id == expected
+    assert choice.trace.candidates[0].id == expected
 
 
 @pytest.mark.parametrize("text", ["你好", "谢谢你！", "你是谁？"])
@@ -84,7 +84,7 @@ def test_chinese_chat_is_answered_directly(engine: Any, text: str) -> None:
     # Close calls all (no tool 0.30 / send_email 0.28 on 你好), and not every greeting passes:
     # 你好呀，最近怎么样？ ("how have things been") ranks get_weather 0.257 over no tool 0.253.
     choice = decide(engine, text, POLICY)
-    assert choice.candidates[0].id == NO_TOOL_ID
+    assert choice.trace.candidates[0].id == NO_TOOL_ID
 
 
 def test_chinese_is_chosen_in_the_english_encoders_space(engine: Any) -> None:
@@ -225,9 +225,9 @@ def test_english_is_scored_exactly_as_with_the_english_encoder(engine: Any) -> N
     for text in ("Book a hotel in Lisbon for 2 nights without breakfast", "What's the weather in Boston?"):
         auto, fixed = decide(engine, text, POLICY), decide(engine, text, english)
         # the same decider; vectors cached or embedded in another batch differ in the 7th digit
-        assert [c.id for c in auto.candidates] == [c.id for c in fixed.candidates]
-        assert [c.score for c in auto.candidates] == pytest.approx(
-            [c.score for c in fixed.candidates], abs=1e-5
+        assert [c.id for c in auto.trace.candidates] == [c.id for c in fixed.trace.candidates]
+        assert [c.score for c in auto.trace.candidates] == pytest.approx(
+            [c.score for c in fixed.trace.candidates], abs=1e-5
         )
         assert auto.arguments == fixed.arguments
 

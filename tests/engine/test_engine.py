@@ -23,8 +23,8 @@ async def test_chooses_the_right_tool_with_valid_arguments(engine: Any) -> None:
     assert (choice.kind, choice.name) == ("tool", "get_weather")
     assert choice.arguments["city"] == "Paris"
     jsonschema.validate(choice.arguments, WEATHER["function"]["parameters"])
-    assert set(choice.timings_ms) >= {"candidates", "scoring", "arguments"}
-    assert choice.candidates[0].id == "get_weather" and 0 < choice.confidence <= 1
+    assert set(choice.trace.timings_ms) >= {"candidates", "scoring", "arguments"}
+    assert choice.trace.candidates[0].id == "get_weather" and 0 < choice.confidence <= 1
 
 
 async def test_numbers_go_to_their_parameters(engine: Any) -> None:
@@ -156,7 +156,7 @@ async def test_two_level_choice_over_many_tools(engine: Any) -> None:
     request = ask("Send an email to ann@corp.com", [*fillers, EMAIL], tool_choice="required")
     choice = await engine.decide(request, policy)
     assert choice.name == "send_email"
-    assert len(choice.candidates) == 4  # the shortlist
+    assert len(choice.trace.candidates) == 4  # the shortlist
 
 
 async def test_actions_render_their_output(engine: Any) -> None:

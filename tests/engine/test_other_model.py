@@ -77,7 +77,7 @@ async def test_a_tool_request_gets_a_valid_choice(tiny: Any, model_dir: Path) ->
     request = ChatView.parse(ask("What's the weather like in Paris right now?", TOOLS))
     choice = await EngineSet({spec: tiny}).decide(request, policy)  # keyed by the policy's model
     assert len(tiny.engine.lm.prefixes) == 1  # the LM ranked the candidates
-    assert choice.kind in ("tool", "no_tool") and choice.candidates
+    assert choice.kind in ("tool", "no_tool") and choice.trace.candidates
     if choice.kind == "tool":
         tool = next(t for t in offered_tools(request) if t.id == choice.name)
         assert is_valid(choice.arguments, tool.parameters)

@@ -51,7 +51,7 @@ def rows(*cases: tuple[Any, ...], product: list[float] | None = None) -> list[An
 
 
 def _no_tool_probability(choice: Any) -> float:
-    return next(c.prob for c in choice.candidates if c.id == NO_TOOL_ID)
+    return next(c.prob for c in choice.trace.candidates if c.id == NO_TOOL_ID)
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ def choice(name: str | None, arguments: dict[str, object] | None = None) -> Simp
         kind=kind,
         name=name,
         arguments=arguments,
-        candidates=[],
+        trace=SimpleNamespace(candidates=[]),
         abstain_reason=None,
         confidence=0.9,
         margin=0.5,

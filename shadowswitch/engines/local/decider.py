@@ -1,4 +1,8 @@
-"""The constrained-choice engine: candidates by rule, ranking by model, arguments by extraction."""
+"""The constrained-choice engine: candidates by rule, ranking by model, arguments by extraction.
+
+About 350 lines: the one path of a decision (batch, rank, threshold, fill, time), with the model
+wiring it needs; its parts live in choice/, arguments/, runtime/ and outputs.py.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from shadowswitch.engines.base import Choice, ScoredCandidate
+from shadowswitch.engines.base import Choice, ChoiceTrace, ScoredCandidate
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
-from shadowswitch.engines.local.arguments.grounding import Filled, at_message
+from shadowswitch.engines.local.arguments.grounding import at_message
+from shadowswitch.engines.local.arguments.learned import learned_values, with_usual
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
@@ -120,8 +125,9 @@ class Decider:
             ]
         shared.laps["total"] = sum(shared.laps.values())
         for choice in choices:  # each request carries its share of the shared work
+            timings = choice.trace.timings_ms
             for lap, ms in shared.laps.items():
-                choice.timings_ms[lap] = round(choice.timings_ms.get(lap, 0.0) + ms / len(jobs), 2)
+                timings[lap] = round(timings.get(lap, 0.0) + ms / len(jobs), 2)
         return choices
 
     def _queries(self, queries: list[str], remember: list[str]) -> list[torch.Tensor]:
@@ -177,8 +183,9 @@ class Decider:
             judged = partial(memory.confidence, zero_shot=zero_shot, after=bool(called))
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy, memory, gates, judged)
-        choice.vector, choice.encoder, choice.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
-        choice.memory_version = memory.version if memory else 0
+        trace = choice.trace
+        trace.vector, trace.encoder, trace.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
+        trace.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)
 
@@ -197,7 +204,7 @@ class Decider:
             return Choice(
                 "no_tool",
                 None,
-                candidates=[ScoredCandidate(NO_TOOL_ID, 1.0, 1.0)],
+                trace=ChoiceTrace([ScoredCandidate(NO_TOOL_ID, 1.0, 1.0)]),
                 confidence=1.0,
                 margin=1.0,
                 fill_generative=True,
@@ -250,7 +257,7 @@ class Decider:
             choice = Choice(best.kind, _name(best), abstain_reason=reason)
         else:
             choice = self._fill(best, request, policy, memory)
-        choice.candidates, choice.confidence, choice.margin = candidates, confidence, gap
+        choice.trace.candidates, choice.confidence, choice.margin = candidates, confidence, gap
         return choice
 
     def _fill(
@@ -329,35 +336,6 @@ def _name(candidate: Candidate) -> str | None:
     return None if candidate.kind == "no_tool" else candidate.id
 
 
-def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
-    """The tool's schema with the parameters the upstream always sets made required (those a
-    learned constant supplies excepted): the engine fills them from the text or abstains."""
-    constants = memory.constants.get(tool, {})
-    properties = parameters.get("properties") or {}
-    usual = [p for p in memory.usual.get(tool, []) if p in properties and p not in constants]
-    required = list(parameters.get("required") or [])
-    added = [p for p in usual if p not in required]
-    return {**parameters, "required": required + added} if added else parameters
-
-
-def learned_values(
-    filled: Filled, parameters: dict[str, Any], constants: dict[str, Any], version: int
-) -> None:
-    """Values the upstream set in (nearly) every call of this tool and that were never in the
-    conversation (`memory.learned_constants`), for parameters the text left unfilled, each kept
-    only when the call with it still fits the tool's schema. Provenance `learned`: not invented
-    here, but the agent's own constant, seen in its exemplars."""
-    properties = parameters.get("properties") or {}
-    for name, value in constants.items():
-        if name in filled.arguments or name not in properties:
-            continue
-        if not is_valid({**filled.arguments, name: value}, {**parameters, "required": []}):
-            continue
-        filled.put(name, (value, {"source": "learned", "state_version": version}))
-        if name in filled.missing:
-            filled.missing.remove(name)
-
-
 class Clock:
     def __init__(self) -> None:
         self.start = self.last = time.perf_counter()
@@ -369,5 +347,5 @@ class Clock:
         self.last = now
 
     def stamp(self, choice: Choice) -> Choice:
-        choice.timings_ms = {**self.laps, "total": round((self.last - self.start) * 1000, 2)}
+        choice.trace.timings_ms = {**self.laps, "total": round((self.last - self.start) * 1000, 2)}
         return choice

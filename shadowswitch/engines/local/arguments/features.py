@@ -1,4 +1,8 @@
-"""Score (parameter, value) pairs with simple features and weights fitted on development data."""
+"""Score (parameter, value) pairs with simple features and weights fitted on development data.
+
+One module on purpose (about 330 lines): it is the feature list the weights are keyed by
+(`DEFAULT_WEIGHTS`, or a calibration's), kept in one place so a feature and its weight stay in step.
+"""
 
 from __future__ import annotations
 

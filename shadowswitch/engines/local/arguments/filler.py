@@ -19,13 +19,15 @@ required parameter nothing grounds is reported missing, and the engine abstains 
 - An optional parameter without a grounded value is left out; the same goes for an optional
   object whose values would all be defaults.
 - A value invalid against its own schema is dropped (a required one is then missing).
+
+About 330 lines, a fifth of them this list: the search for the best assignment stays in one
+class; what a single span offers a parameter is in `values`.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,7 +35,6 @@ from typing import Any
 from shadowswitch.engines.local.arguments.extract import Span, extract
 from shadowswitch.engines.local.arguments.features import (
     TextIndex,
-    example_shapes,
     features,
     group,
     linear,
@@ -44,19 +45,28 @@ from shadowswitch.engines.local.arguments.grounding import (
     Filled,
     Value,
     from_decoder,
-    from_default,
     from_text,
     grounded,
     of_parts,
 )
 from shadowswitch.engines.local.arguments.lists import list_spans
 from shadowswitch.engines.local.arguments.options import Similarity, enum_value, flag_value
-from shadowswitch.engines.local.arguments.params import Param, params_of, stem
+from shadowswitch.engines.local.arguments.params import Param, params_of
+from shadowswitch.engines.local.arguments.values import (
+    compared_text,
+    convert,
+    offered,
+    order_matches,
+    overlap,
+    plain,
+    schema_default,
+    wrapping,
+    written_list,
+)
 from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.choice.relevance import cutoffs_of
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.languages import in_text
-from shadowswitch.engines.local.languages.en.dates import asked_format, in_format
 from shadowswitch.engines.local.schema import is_valid
 
 log = logging.getLogger(__name__)
@@ -108,7 +118,7 @@ class ArgumentFiller:
             if value is not None and not is_valid(value[0], p.schema):
                 value = None
             if value is None and p.required:
-                value = self._decoded(p, text, filled.arguments, decode) or _default(p)
+                value = self._decoded(p, text, filled.arguments, decode) or schema_default(p)
             if value is not None:
                 filled.put(p.name, value)
             elif p.required:
@@ -137,7 +147,7 @@ class ArgumentFiller:
         usable = not sub.missing and is_valid(sub.arguments, p.schema)
         if usable and (told or (p.required and sub.sources)):
             filled.put(p.name, (sub.arguments, of_parts(sub.sources, text)))
-        elif p.required and (default := _default(p)) is not None:
+        elif p.required and (default := schema_default(p)) is not None:
             filled.put(p.name, default)
         elif p.required:
             filled.missing.append(f"{p.name}.{sub.missing[0]}" if sub.missing else p.name)
@@ -189,7 +199,7 @@ class ArgumentFiller:
         chosen: dict[str, Pair] = {}
         for pair in sorted(pairs, key=lambda x: -x.score):
             p = pair.param
-            if p.name in chosen or any(_overlap(pair.span, c.span) for c in chosen.values()):
+            if p.name in chosen or any(overlap(pair.span, c.span) for c in chosen.values()):
                 continue
             if not p.required and pair.score < self._threshold(p):
                 continue
@@ -216,7 +226,7 @@ class ArgumentFiller:
                     best = (total, list(chosen))
                 return
             for score, pair in options[i]:
-                if pair is not None and any(_overlap(pair.span, c.span) for c in chosen):
+                if pair is not None and any(overlap(pair.span, c.span) for c in chosen):
                     continue
                 search(i + 1, total + score, [*chosen, pair] if pair else chosen)
 
@@ -251,7 +261,7 @@ class ArgumentFiller:
 
     def _pairs(self, params: list[Param], spans: list[Span], index: TextIndex) -> list[Pair]:
         """Scored pairs; only each parameter's best few (cheap features) reach the encoder."""
-        orders = _order_matches(params, spans)
+        orders = order_matches(params, spans)
         wrappers = wrapping(spans)
         pairs = []
         for p in params:
@@ -291,20 +301,8 @@ class ArgumentFiller:
         return linear(feats, self.cal.value_weights), feats
 
 
-ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 SCALARS = ("string", "integer", "number")
 STRUCTURED = ("array", "object", "any")
-UNIT = re.compile(r"\s*-?((?:[^\W\d_][\w/^°%-]*\s*){1,2})")
-NUMBERS = ("number", "percent", "wordnum")
-
-
-def compared_text(span: Span, text: str) -> str:
-    """What the encoder compares with a parameter: a number with the unit written after it
-    ("100 kilograms", "5 seconds"), which tells weight from height where "100" alone cannot."""
-    if span.kind not in NUMBERS:
-        return span.text
-    unit = UNIT.match(text, span.end)
-    return f"{span.text} {unit.group(1).strip()}" if unit else span.text
 
 
 JOINT_OPTIONS = 4
@@ -312,102 +310,6 @@ JOINT_LIMIT = 4096  # assignments searched at most (3,125 took 2 ms); above, bes
 UNFILLED = 100.0  # a required parameter left empty makes the engine abstain: any real value beats none
 
 SHORTLIST = 8  # values per parameter scored with the encoder (8 against 4: dev formal +1.3 points, chat -0.2)
-
-
-def _default(p: Param) -> Value | None:
-    """The schema's default, when it is valid against the schema."""
-    if "default" in p.schema and is_valid(p.schema["default"], p.schema):
-        return p.schema["default"], from_default()
-    return None
-
-
-def written_list(p: Param, lists: list[Span], text: str) -> Value | None:
-    """The first list written in the text that fits (each fills one parameter, reading order)."""
-    for span in lists:
-        if is_valid(span.value, p.schema):
-            lists.remove(span)
-            return span.value, from_text(text, span.start, span.end)
-    return None
-
-
-def plain(p: Param) -> bool:
-    """Only a type: any value of that type is valid (no pattern, bounds or format)."""
-    return set(p.schema) <= {"type", "description", "title", "default", "examples"}
-
-
-def offered(p: Param, span: Span, text: str) -> bool:
-    """Whether every language `text` is written in offers `span` to `p` (巴黎's English name only
-    to a parameter whose examples are English: languages.zh.spans.offered)."""
-    return all(reader.offered(p.description, span) for reader in in_text(text))
-
-
-def convert(p: Param, span: Span) -> Any:
-    """The span's value in the parameter's type, or None when it cannot be one."""
-    value = span.value
-    if span.kind == "currency" and "currency" not in p.name_words | p.desc_words:
-        return None
-    if span.kind == "place" and not wants_region(p):
-        return None
-    if p.kind == "string":
-        if isinstance(value, int | float) and in_text(span.text):
-            return None  # 一 of 一辆车 is a count: a string wants a number as written in digits
-        value = span.text if isinstance(value, int | float) else value
-        if not isinstance(value, str):
-            return None
-        if span.kind == "date" and ISO_DAY.match(value) and (fmt := asked_format(p.description)):
-            value = in_format(value, fmt) or value
-        if span.kind != "quoted":  # a quoted value is exactly what the user means
-            value = unlabelled(p, value)
-    elif p.kind == "integer":
-        if not isinstance(value, int | float) or not float(value).is_integer():
-            return None
-        value = int(value)
-    elif p.kind == "number" and not isinstance(value, int | float):
-        return None
-    return value if plain(p) or is_valid(value, p.schema) else None
-
-
-LABEL = re.compile(r"(\w+)[\s:#]+(?=\S*\d)(\S+)$")  # a word, then a token with a digit: "ID SK123"
-
-
-def unlabelled(p: Param, value: str) -> str:
-    """An identifier without the word that labels it: "ID SK123" → "SK123" for a product_id,
-    when the parameter's name or description holds the label."""
-    m = LABEL.match(value)
-    if m and stem(m.group(1)) in p.name_words | p.desc_words:
-        return m.group(2)
-    return value
-
-
-def wants_region(p: Param) -> bool:
-    """A parameter written "City, State" or "City, Country": its description says so or quotes
-    an example ('Berkeley, CA', 'Paris, France')."""
-    words = p.name_words | p.desc_words
-    shapes = example_shapes(p.description)
-    said = "city" in words and bool(words & {"state", "country"})
-    return said or bool(shapes & {"Aa, A", "Aa, Aa"})
-
-
-def _order_matches(params: list[Param], spans: list[Span]) -> set[tuple[str, int]]:
-    """Numeric parameters and numbers both in reading order: the k-th usually gets the k-th."""
-    numeric = [p.name for p in params if p.kind in ("integer", "number")]
-    starts = sorted({s.start for s in spans if s.kind == "number"})
-    return set(zip(numeric, starts, strict=False))
-
-
-SPECIFIC = ("number", "percent", "date", "quoted", "name", "ident", "currency")
-
-
-def wrapping(spans: list[Span]) -> set[Span]:
-    """Longer spans (phrases, clauses) that hold a specific value inside them: "It's 10.0.0.7, and
-    it keeps showing up" holds the address, which is the value, not the sentence around it."""
-    inner = [s for s in spans if s.kind in SPECIFIC]
-    return {
-        s
-        for s in spans
-        if s.kind not in SPECIFIC
-        and any(s.start <= i.start and i.end <= s.end and (i.start, i.end) != (s.start, s.end) for i in inner)
-    }
 
 
 RERANK_VALUES = 4  # a parameter's best distinct values the language model compares
@@ -425,7 +327,3 @@ def close_values(pairs: list[Pair], name: str, margin: float) -> list[Any]:
         if len(values) == RERANK_VALUES:
             break
     return values if len(values) > 1 and scores[0] - scores[1] < margin else []
-
-
-def _overlap(a: Span, b: Span) -> bool:
-    return a.start < b.end and b.start < a.end

@@ -1,0 +1,82 @@
+"""The other path, run in the background beside a served answer: the local engine in shadow
+mode, the upstream on a compared local answer. Its answer goes on the decision's `shadow`, the pair
+is counted, a disagreement reaches the breaker, and a valid generative answer reaches learning.
+When these runs are scheduled, and how many at once, is the pipeline's (`Pipeline._compare`)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from shadowswitch.answers import wire
+from shadowswitch.answers.fill import allowed_actions
+from shadowswitch.answers.messages import choice_json, local_message, same_call, same_tool
+from shadowswitch.answers.validate import check_answer
+from shadowswitch.engines.base import Choice
+from shadowswitch.errors import ShadowswitchError
+from shadowswitch.exchange import Context
+from shadowswitch.policy.models import Policy
+from shadowswitch.replies import ms_since
+
+if TYPE_CHECKING:
+    from shadowswitch.pipeline import Pipeline
+
+
+class Comparisons:
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline  # its engines, recorder and learning, as swapped at run time
+
+    async def local(self, ctx: Context, policy: Policy, served: dict[str, Any]) -> None:
+        started = time.perf_counter()
+        try:
+            choice = await self.pipeline._decide(ctx.request, policy)
+        except Exception as exc:
+            self.pipeline.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
+            return
+        self.pipeline._learn(ctx, choice, served)
+        shadow = {**choice_json(choice), "latency_ms": ms_since(started)}
+        agreement = None
+        if not choice.abstain_reason:
+            message = local_message(choice, ctx.request.legacy_functions)
+            shadow["valid"] = check_answer(ctx.request, message, allowed_actions(policy)).valid
+            agreement = self.pair(ctx, message, served)
+        self.pipeline.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
+        if agreement is False and policy.breaker.count_disagreement:
+            await self.pipeline._outcome(policy, ctx.decision.id, "disagree")
+
+    async def generative(self, ctx: Context, choice: Choice) -> None:
+        started = time.perf_counter()
+        try:
+            body = await self.pipeline.generative.complete(ctx.request.raw, ctx.upstream)
+        except ShadowswitchError as exc:
+            self.pipeline.recorder.update(
+                ctx.decision.id, shadow={"path": "generative", "error": exc.message}
+            )
+            return
+        message = wire.message_of(body)
+        agreement = self.pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
+        validity = check_answer(ctx.request, message, allowed_actions(ctx.policy))
+        if validity.valid and self.pipeline.learning and ctx.policy is not None:
+            observe = self.pipeline.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, message, self.pipeline.local
+            )
+            self.pipeline._spawn(observe)
+        usage = body.get("usage") or {}
+        shadow = {
+            "path": "generative",
+            "message": message,
+            "valid": validity.valid,
+            "latency_ms": ms_since(started),
+            "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"),
+        }
+        self.pipeline.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
+        if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
+            await self.pipeline._outcome(ctx.policy, ctx.decision.id, "disagree")
+
+    def pair(self, ctx: Context, local: dict[str, Any], generative: dict[str, Any]) -> bool:
+        """Both paths' answers to one request: count the pair; agreement is on the whole call."""
+        call = same_call(local, generative)
+        if self.pipeline.metrics:
+            self.pipeline.metrics.observe_pair(ctx.task_type, same_tool(local, generative), call)
+        return call
