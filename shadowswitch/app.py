@@ -19,7 +19,8 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
-from shadowswitch.api import admin, chat, dashboard, health, report
+from shadowswitch.access.gate import Gate
+from shadowswitch.api import admin, chat, dashboard, health, keys, report
 from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
 from shadowswitch.api.limits import BodyLimit
@@ -47,6 +48,7 @@ from shadowswitch.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore
+from shadowswitch.store.keys import KeyStore, UsageStore
 from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 
@@ -107,8 +109,23 @@ def create_app(
         redact=load_redactor(settings.redact),
     )
     reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)
+    admins = settings.admins()
+    usage = UsageStore(engine)
+    gate = Gate(KeyStore(engine), usage, admins, settings.agent_auth == "required", settings.key_cache_ttl_s)
+    pipeline.records.spent = gate.spent
     state = AppState(
-        settings, policies, pipeline, decisions, recorder, rollout_store, live, outcomes, metrics, reloader
+        settings,
+        policies,
+        pipeline,
+        decisions,
+        recorder,
+        rollout_store,
+        live,
+        outcomes,
+        metrics,
+        reloader,
+        gate,
+        admins,
     )
     state.learning = learning
     state.learner = learner
@@ -126,10 +143,12 @@ def create_app(
             Hooks("live rollouts", live.start, live.stop),
             Hooks("served memories", memories.start, memories.stop),
             Hooks("background work", on_stop=lambda: _drain(pipeline, settings.shutdown_timeout_s)),
+            Hooks("key spend", on_stop=gate.drain),
             Hooks("learner", learner.start, learner.stop),
             Hooks("policy reloader", on_stop=reloader.stop),
             Task(
-                "retention", lambda: _prune_every_hour(decisions, parse_since(settings.retention), exemplars)
+                "retention",
+                lambda: _prune_every_hour(decisions, parse_since(settings.retention), exemplars, usage),
             ),
             Task("local models", lambda: _load_local(state, local_factory, settings)),
             ReloadOnSighup(reloader),
@@ -146,7 +165,7 @@ def create_app(
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    for module in (chat, admin, report, health, dashboard, learning_api):
+    for module in (chat, admin, keys, report, health, dashboard, learning_api):
         app.include_router(module.router)
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
@@ -194,10 +213,14 @@ async def _drain(pipeline: Pipeline, timeout_s: float) -> None:
         log.warning("shutdown: background work still running after %g s was cancelled", timeout_s)
 
 
-async def _prune_every_hour(decisions: DecisionStore, retention: timedelta, exemplars: ExemplarStore) -> None:
-    """Retention: decisions and exemplars older than `settings.retention` go, hourly, off the event loop."""
+async def _prune_every_hour(
+    decisions: DecisionStore, retention: timedelta, exemplars: ExemplarStore, usage: UsageStore
+) -> None:
+    """Retention: decisions and exemplars older than `settings.retention` go, hourly, off the event
+    loop; so do agent keys' usage windows over two days old (no limit looks back further)."""
     while True:
         try:
+            await anyio.to_thread.run_sync(usage.prune, utcnow() - timedelta(days=2))
             await anyio.to_thread.run_sync(exemplars.prune, utcnow() - retention)
             removed = await anyio.to_thread.run_sync(decisions.prune, utcnow() - retention)
             if removed:

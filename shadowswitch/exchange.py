@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from shadowswitch.access.keys import AgentKey
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Action, Policy, Upstream
 from shadowswitch.redact import Redactor, default_redactor, redact_strings
@@ -37,6 +38,8 @@ class Incoming:
     request: ChatView
     task_header: str | None = None
     session: str | None = None
+    key: AgentKey | None = None  # the agent key it came with: its name goes on the decision
+    provider_key: str | None = field(default=None, repr=False)  # for `upstream.auth: passthrough` only
 
 
 @dataclass

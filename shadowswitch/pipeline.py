@@ -28,12 +28,19 @@ from shadowswitch.classify import UNCLASSIFIED, classify
 from shadowswitch.comparisons import Comparisons
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
-from shadowswitch.errors import ServiceUnavailable, ShadowswitchError, UnsupportedRequest, UpstreamError
+from shadowswitch.errors import (
+    Forbidden,
+    ServiceUnavailable,
+    ShadowswitchError,
+    Unauthorized,
+    UnsupportedRequest,
+    UpstreamError,
+)
 from shadowswitch.exchange import Context, Incoming, OutcomeSink, Reply, reply_headers, stored_prompt
 from shadowswitch.inflight import InFlight
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
-from shadowswitch.policy.models import Policy, PolicySet
+from shadowswitch.policy.models import Policy, PolicySet, Upstream
 from shadowswitch.redact import Redactor, default_redactor, safe_text
 from shadowswitch.replies import CUT_OFF, Records
 from shadowswitch.request import ChatView
@@ -100,6 +107,9 @@ class Pipeline:
     def _context(self, incoming: Incoming) -> Context:
         request = incoming.request
         task = classify(request, incoming.task_header, self.policies)
+        if incoming.key is not None and not incoming.key.allows(task or UNCLASSIFIED):
+            name = incoming.key.name
+            raise Forbidden(f"key {name!r} may not be used for task type {task or UNCLASSIFIED!r}")
         policy = self.policies.policies.get(task) if task else None
         view = self.rollouts.view(task) if task else None
         sticky_kind = policy.rollout.sticky_key if policy else "session"
@@ -117,10 +127,11 @@ class Pipeline:
             conversation_hash=conversation_key(request),
             stream=request.stream,
             model=request.model,
+            key_name=incoming.key.name if incoming.key else None,
         )
         if self.prompt_cap is not None:
             decision.prompt = stored_prompt(request, self.prompt_cap, self.redact)
-        upstream = policy.upstream if policy else self.policies.defaults.upstream
+        upstream = passthrough(policy.upstream if policy else self.policies.defaults.upstream, incoming)
         return Context(request, task or UNCLASSIFIED, policy, upstream, route, key, decision)
 
     def _local_serves(self, policy: Policy | None) -> bool:
@@ -299,6 +310,19 @@ class Pipeline:
         """Shutdown: wait for requests still finishing (the server has cut off any past its own
         wait; they record themselves) and for background shadow/compare runs and breaker events."""
         await self.inflight.drain()
+
+
+def passthrough(upstream: Upstream, incoming: Incoming) -> Upstream:
+    """The upstream with the caller's own provider key, when its policy passes it through."""
+    if upstream.auth != "passthrough":
+        return upstream
+    if not incoming.provider_key:
+        raise Unauthorized(
+            "this task type sends your own provider key upstream: send it as the bearer token "
+            "(and your agent key, if you have one, in X-Shadowswitch-Key)",
+            code="invalid_api_key",
+        )
+    return upstream.with_caller_key(incoming.provider_key)
 
 
 def unfilled(choice: Choice) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from shadowswitch.answers import wire
@@ -11,6 +11,7 @@ from shadowswitch.errors import ShadowswitchError
 from shadowswitch.exchange import Context, Reply
 from shadowswitch.metrics import Metrics
 from shadowswitch.store.decisions import DecisionRecorder
+from shadowswitch.store.tables import Decision
 
 CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
 
@@ -21,6 +22,7 @@ class Records:
     def __init__(self, recorder: DecisionRecorder, metrics: Metrics | None) -> None:
         self.recorder = recorder
         self.metrics = metrics
+        self.spent: Callable[[Decision], None] | None = None  # a key's upstream money, for its budget
 
     def finish(self, ctx: Context, body: dict[str, Any]) -> Reply:
         """An answered request: its tokens and call recorded, and its reply in the agent's form."""
@@ -53,6 +55,8 @@ class Records:
         self.recorder.record(ctx.decision, calls)
         if self.metrics:
             self.metrics.observe(ctx.decision)
+        if self.spent and ctx.decision.key_name:
+            self.spent(ctx.decision)
 
 
 def ms_since(started: float) -> float:

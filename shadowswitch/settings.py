@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from shadowswitch.access.roles import AdminToken, parse_admin_tokens
 from shadowswitch.durations import parse_since
 
 
@@ -25,6 +26,12 @@ class Settings(BaseSettings):
     policies: Path = Path("./policies")
     admin_token: str | None = None
     admin_token_name: str = "admin"
+    # More admins, each with a role: "name:role:token,..." (viewer | operator); the one above is an operator.
+    admin_tokens: str | None = None
+    session_ttl_s: float = Field(default=8 * 3600, gt=0)  # a dashboard sign-in lasts this long
+    # Agent keys: "auto" asks for one while any key exists; "required" always does.
+    agent_auth: Literal["auto", "required"] = "auto"
+    key_cache_ttl_s: float = Field(default=2.0, gt=0, le=60)  # a revoked key works at most this long
     host: str = "127.0.0.1"
     port: int = Field(default=8787, ge=1, le=65535)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1)  # larger request bodies → 413
@@ -57,6 +64,19 @@ class Settings(BaseSettings):
     def _readable(cls, value: str) -> str:
         parse_since(value)  # ValueError names the accepted forms
         return value
+
+    @field_validator("admin_tokens")
+    @classmethod
+    def _parsable(cls, value: str | None) -> str | None:
+        parse_admin_tokens(value)  # ValueError names the entry, never the token
+        return value
+
+    def admins(self) -> tuple[AdminToken, ...]:
+        """Every admin token: the named ones, and SHADOWSWITCH_ADMIN_TOKEN as an operator."""
+        named = parse_admin_tokens(self.admin_tokens)
+        if self.admin_token:
+            return (AdminToken(self.admin_token_name, "operator", self.admin_token), *named)
+        return named
 
     @field_validator("redact")
     @classmethod

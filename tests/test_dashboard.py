@@ -85,7 +85,7 @@ def test_pages_load_draw_their_charts_and_keep_the_token(proxy: Any, local_engin
     assert httpx.get(url + "/dashboard/pick_tool/data").status_code == 401
     page.fill("input[name=token]", "wrong")
     page.click("button[type=submit]")
-    assert "not the admin token" in page.content()
+    assert "not an admin token" in page.content()
 
     signed = Watched(browser)
     page = signed.open(url + "/dashboard/login")

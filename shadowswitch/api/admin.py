@@ -1,7 +1,7 @@
 """The shadowswitch API: decisions, feedback, rollouts, their audit log, and policy reloads.
 
-With an admin token set, changes need it and so does reading decisions, rollouts and the audit log;
-feedback stays open to the agent, like chat completions.
+With admin tokens set, changes need an operator's and reading decisions, rollouts and the audit log
+any role's; feedback comes from the agent key a decision was made under (or an operator).
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from typing import Any
 import anyio
 from fastapi import APIRouter, Request
 
+from shadowswitch.access.gate import Caller
 from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
 from shadowswitch.api.responses import AuditEventOut, ListedRollout, PolicyReload, RolloutOut
 from shadowswitch.api.schemas import FeedbackRequest, RampCommand, RolloutChange, parse_json, validated
-from shadowswitch.errors import NotFound, PolicyError, Unprocessable
+from shadowswitch.errors import Forbidden, NotFound, PolicyError, Unprocessable
 from shadowswitch.store.tables import Decision, Rollout
 
 router = APIRouter(prefix="/v1/shadowswitch")
@@ -31,12 +32,27 @@ async def get_decision(decision_id: str, state: StateDep) -> dict[str, Any]:
 
 @router.post("/feedback")
 async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
+    """From the agent key a decision was made under, or an operator; anyone while no keys are in force."""
+    caller = await state.gate.agent(request.headers, admin_may=True)
     body = validated(FeedbackRequest, parse_json(await request.body(), 64 * 1024))
     await state.recorder.flush()
+    if caller.admin is None or not caller.admin.may("operator"):
+        await _check_owner(state, caller, body.decision_id)
     row = await state.outcomes.explicit(body.decision_id, body.success, body.reason)
     if row is None:
         raise NotFound(f"no decision {body.decision_id!r}", param="decision_id")
     return decision_json(row)
+
+
+async def _check_owner(state: AppState, caller: Caller, decision_id: str) -> None:
+    """403, before anything changes, for feedback on a decision made under another key (or none)."""
+    if caller.admin is not None:
+        raise Forbidden(f"{caller.admin.name!r} is a {caller.admin.role}: feedback needs the operator role")
+    if caller.key is None:
+        return  # no keys in force
+    row = await anyio.to_thread.run_sync(state.decisions.get, decision_id)
+    if row is not None and row.key_name != caller.key.name:
+        raise Forbidden(f"decision {decision_id!r} was not made under key {caller.key.name!r}")
 
 
 @router.get("/rollouts", dependencies=READER)

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from shadowswitch.api.deps import AppState, StateDep
+from shadowswitch.api.deps import AgentDep, AppState, StateDep
 from shadowswitch.api.schemas import ChatRequest, check_chat, openapi_body, parse_json, validated
 from shadowswitch.exchange import Incoming, Reply
 from shadowswitch.request import ChatView
@@ -16,7 +16,7 @@ router = APIRouter()
 
 
 @router.post("/v1/chat/completions", openapi_extra={"requestBody": openapi_body(ChatRequest)})
-async def chat_completions(request: Request, state: StateDep) -> Response:
+async def chat_completions(request: Request, state: StateDep, caller: AgentDep) -> Response:
     settings = state.settings
     data = parse_json(await request.body(), settings.max_body_bytes, settings.max_json_depth)
     body = validated(ChatRequest, data)
@@ -25,6 +25,8 @@ async def chat_completions(request: Request, state: StateDep) -> Response:
         request=ChatView.of(body, data),  # one typed view for every step; the body is forwarded as sent
         task_header=request.headers.get("x-shadowswitch-task"),
         session=request.headers.get("x-shadowswitch-session"),
+        key=caller.key,
+        provider_key=caller.provider_key,
     )
     reply = await state.pipeline.handle(incoming)
     return _response(reply)

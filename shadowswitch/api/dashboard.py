@@ -1,13 +1,14 @@
 """GET /dashboard and /dashboard/{task}: the comparison, served by the proxy itself, read-only.
 
-When an admin token is set the pages need it: sent once through a login form and kept in an
-HttpOnly cookie, or as a bearer header; never in a URL. Every page carries a strict CSP (no
-inline script, no framing); the charts are uPlot and the refresh htmx, vendored in the package.
+With admin tokens set the pages need one (any role): sent once through a login form, which sets an
+HttpOnly cookie holding the admin's name and an expiry signed with the token (never the token
+itself; SHADOWSWITCH_SESSION_TTL_S, and a logout), or as a bearer header; never in a URL. Every
+page carries a strict CSP (no inline script, no framing); the charts are uPlot and the refresh
+htmx, vendored in the package.
 """
 
 from __future__ import annotations
 
-import hmac
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from shadowswitch.access.gate import bearer
+from shadowswitch.access.roles import AdminToken, match_admin
+from shadowswitch.access.session import make_session, read_session
 from shadowswitch.analysis.report import build_report, rollout_modes
 from shadowswitch.api.deps import AppState, StateDep
 from shadowswitch.api.responses import RolloutOut
@@ -28,7 +32,7 @@ from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import Decision, utcnow
 
 HERE = Path(__file__).resolve().parents[1] / "dashboard"
-COOKIE = "shadowswitch_admin"
+COOKIE = "shadowswitch_session"
 WINDOW = "24h"
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -44,13 +48,15 @@ router = APIRouter(prefix="/dashboard", include_in_schema=False)
 templates = Jinja2Templates(directory=HERE / "templates")
 
 
-def signed_in(request: Request, state: AppState) -> bool:
-    token = state.settings.admin_token
-    if not token:
+def signed_in(request: Request, state: AppState) -> AdminToken | bool:
+    """The admin signed in (by session cookie or bearer token); True with no admin tokens set."""
+    if not state.admins:
         return True
-    scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
-    given = request.cookies.get(COOKIE) or (bearer.strip() if scheme.lower() == "bearer" else "")
-    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+    cookie = request.cookies.get(COOKIE)
+    if cookie:
+        return read_session(cookie, state.admins) or False
+    given = bearer(request.headers)
+    return (match_admin(given, state.admins) if given else None) or False
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -67,33 +73,54 @@ async def login_form(request: Request) -> HTMLResponse:
 @router.post("/login")
 async def login(request: Request, state: StateDep) -> Response:
     given = (parse_qs((await request.body()).decode("utf-8", "replace")).get("token") or [""])[0]
-    token = state.settings.admin_token
-    if not token or not hmac.compare_digest(given.encode(), token.encode()):
-        return page(request, "login.html", 401, error="That is not the admin token.")
+    admin = match_admin(given, state.admins) if given else None
+    if admin is None:
+        return page(request, "login.html", 401, error="That is not an admin token.")
+    ttl = state.settings.session_ttl_s
     response = RedirectResponse("/dashboard", status_code=303)
     secure = request.url.scheme == "https"
-    response.set_cookie(COOKIE, given, httponly=True, samesite="strict", secure=secure, path="/dashboard")
+    response.set_cookie(
+        COOKIE,
+        make_session(admin, ttl),
+        max_age=int(ttl),
+        httponly=True,
+        samesite="strict",
+        secure=secure,
+        path="/dashboard",
+    )
+    return response
+
+
+@router.post("/logout")
+async def logout() -> Response:
+    response = RedirectResponse("/dashboard/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/dashboard", httponly=True, samesite="strict")
     return response
 
 
 @router.get("")
 async def overview(request: Request, state: StateDep) -> Response:
-    if not signed_in(request, state):
+    if not (who := signed_in(request, state)):
         return page(request, "login.html", 401)
     report, rollouts, _ = await _report(state, None)
     rows = [
         {**t, "breaker": rollouts.get(t["task_type"], {}).get("breaker", {})} for t in report["task_types"]
     ]
     fragment = request.headers.get("hx-request") == "true"
-    return page(request, "overview_rows.html" if fragment else "overview.html", rows=rows, report=report)
+    name = "overview_rows.html" if fragment else "overview.html"
+    return page(request, name, rows=rows, report=report, admin=_shown(who))
 
 
 @router.get("/{task}")
 async def task_page(request: Request, task: str, state: StateDep) -> Response:
-    if not signed_in(request, state):
+    if not (who := signed_in(request, state)):
         return page(request, "login.html", 401)
     data = await _task_data(state, task)
-    return page(request, "task.html", task=task, entry=data["entry"], data=data)
+    return page(request, "task.html", task=task, entry=data["entry"], data=data, admin=_shown(who))
+
+
+def _shown(who: AdminToken | bool) -> AdminToken | None:
+    return who if isinstance(who, AdminToken) else None
 
 
 @router.get("/{task}/data")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 
+from shadowswitch.access.gate import Caller, Gate, bearer
+from shadowswitch.access.roles import AdminToken, match_admin
 from shadowswitch.errors import Forbidden, Unauthorized
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
@@ -34,6 +35,8 @@ class AppState:
     outcomes: Outcomes  # feedback and the breaker
     metrics: Metrics
     reloader: PolicyReloader  # swaps `policies` in place: every holder sees the new set
+    gate: Gate  # agent keys and their limits
+    admins: tuple[AdminToken, ...]  # every admin token with its role
     models_ready: bool = False
     learning: Learning | None = None
     learner: BackgroundLearner | None = None  # the learning thread: its latest runs
@@ -52,26 +55,29 @@ StateDep = Annotated[AppState, Depends(get_state)]
 
 
 async def require_admin(request: Request, state: StateDep) -> str:
-    """The actor name of a valid admin bearer token (compared in constant time)."""
-    if not state.settings.admin_token:
+    """The actor name of a valid `operator` token (changes: rollouts, ramps, policies, keys)."""
+    if not state.admins:
         raise Forbidden("admin API is disabled: set SHADOWSWITCH_ADMIN_TOKEN to enable it")
-    return _bearer(request, state.settings.admin_token, state.settings.admin_token_name)
+    admin = _admin(request, state.admins)
+    if not admin.may("operator"):
+        raise Forbidden(f"{admin.name!r} is a {admin.role}: changes need the operator role")
+    return admin.actor
 
 
 async def require_reader(request: Request, state: StateDep) -> None:
-    """Decisions, rollouts, audit and reports: open without an admin token, behind it with one."""
-    if state.settings.admin_token:
-        _bearer(request, state.settings.admin_token, state.settings.admin_token_name)
+    """Decisions, rollouts, audit, keys and reports: open without admin tokens, any role with them."""
+    if state.admins:
+        _admin(request, state.admins)
 
 
-def _bearer(request: Request, token: str, name: str) -> str:
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    if scheme.lower() != "bearer" or not value:
+def _admin(request: Request, admins: tuple[AdminToken, ...]) -> AdminToken:
+    given = bearer(request.headers)
+    if not given:
         raise _challenge("missing bearer token")
-    if not hmac.compare_digest(value.strip().encode(), token.encode()):
+    admin = match_admin(given, admins)
+    if admin is None:
         raise _challenge("invalid admin token")
-    return f"api:{name}"
+    return admin
 
 
 def _challenge(message: str) -> Unauthorized:
@@ -80,5 +86,13 @@ def _challenge(message: str) -> Unauthorized:
     return error
 
 
+async def require_agent(request: Request, state: StateDep) -> Caller:
+    """The agent's key (401 without a valid one while keys are in force), counted against its limits."""
+    caller = await state.gate.agent(request.headers)
+    await state.gate.admit(caller)
+    return caller
+
+
 AdminDep = Annotated[str, Depends(require_admin)]
 READER = [Depends(require_reader)]  # for routes that read: `dependencies=READER`
+AgentDep = Annotated[Caller, Depends(require_agent)]

@@ -47,7 +47,7 @@ def serve(
     settings = settings_from(
         host=host, port=port, policies=policies, db_url=db, shutdown_timeout_s=shutdown_timeout
     )
-    if not settings.admin_token and not insecure and not is_loopback(settings.host):
+    if not settings.admins() and not insecure and not is_loopback(settings.host):
         err.print(
             f"error: {settings.host} is reachable from other machines and no admin token is set, so anyone "
             "there could read decisions and change rollouts. Set SHADOWSWITCH_ADMIN_TOKEN, bind "

@@ -91,7 +91,9 @@ class LiteLLMEngine:
         )
         if upstream.api_base:
             kwargs["api_base"] = upstream.api_base
-        if upstream.api_key_env:
+        if upstream.auth == "passthrough":
+            kwargs["api_key"] = upstream.caller_key or "not-given"  # the pipeline refuses a request without
+        elif upstream.api_key_env:
             key = os.environ.get(upstream.api_key_env)
             if not key:
                 raise UpstreamError(

@@ -10,7 +10,7 @@ import itertools
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from shadowswitch.durations import parse_since
 
@@ -81,6 +81,26 @@ class Upstream(Strict):
         description="Seconds before a generative call gives up (the agent gets 504 `upstream_timeout`).",
         examples=[60],
     )
+    auth: Literal["env", "passthrough"] = Field(
+        default="env",
+        description=(
+            "Whose key the upstream gets: `env` the one in `api_key_env`; `passthrough` the caller's "
+            "own bearer token (then the agent key, if any, comes in X-Shadowswitch-Key), never stored, "
+            "logged or echoed."
+        ),
+        examples=["passthrough"],
+    )
+    _caller_key: str | None = PrivateAttr(default=None)
+
+    @property
+    def caller_key(self) -> str | None:
+        """The caller's provider key, on this request's copy only (`with_caller_key`)."""
+        return self._caller_key
+
+    def with_caller_key(self, key: str) -> Upstream:
+        copy = self.model_copy()
+        copy._caller_key = key
+        return copy
 
 
 class RampRequire(Strict):

@@ -51,6 +51,7 @@ class Decision(SQLModel, table=True):
     shadow: Any = Field(default=None, sa_column=Column(JSON))  # the other path, when both ran
     agreement: bool | None = None
     prompt: str | None = Field(default=None, sa_column=Column(Text))  # only with store_prompts, capped
+    key_name: str | None = Field(default=None, max_length=64, index=True)  # the agent key's name, not the key
 
 
 class ToolCall(SQLModel, table=True):
@@ -155,3 +156,33 @@ class EngineState(SQLModel, table=True):
     # the trained choice model's weights (`learning.head`), and their content hash
     head: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     head_sha256: str | None = Field(default=None, max_length=64)
+
+
+class AgentKey(SQLModel, table=True):
+    """An agent's key: only its sha256 and a short prefix to recognise it by; never the key."""
+
+    __tablename__ = "agent_key"
+
+    name: str = Field(primary_key=True, max_length=64)
+    key_hash: str = Field(max_length=64, unique=True)
+    prefix: str = Field(max_length=16)
+    task_types: Any = Field(default=None, sa_column=Column(JSON))  # None: every task type
+    rpm: int | None = None  # requests a minute
+    budget_usd_per_day: float | None = None  # upstream money a UTC day, as the report counts it
+    created_at: datetime = _when()
+    created_by: str = Field(max_length=200)
+    revoked_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    revoked_by: str | None = Field(default=None, max_length=200)
+
+
+class AgentUsage(SQLModel, table=True):
+    """One key's requests and upstream money in one window (`m:<minute>` or `d:<day>`, UTC), counted
+    by every replica in place (an atomic upsert), so that limits hold across replicas."""
+
+    __tablename__ = "agent_usage"
+
+    key_name: str = Field(primary_key=True, max_length=64)
+    bucket: str = Field(primary_key=True, max_length=32)
+    requests: int = 0
+    usd: float = 0.0
+    updated_at: datetime = _when()

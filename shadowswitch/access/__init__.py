@@ -1,0 +1,1 @@
+"""Who may do what: agent keys (with their task types and limits), admin roles, dashboard sessions."""
