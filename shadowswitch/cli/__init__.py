@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from shadowswitch.cli.database import db_app
+from shadowswitch.cli.keys import keys_app
 from shadowswitch.cli.learning import learn_command
 from shadowswitch.cli.policies import policy_app
 from shadowswitch.cli.reports import report
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.add_typer(policy_app, name="policy")
 app.add_typer(rollout_app, name="rollout")
 app.add_typer(db_app, name="db")
+app.add_typer(keys_app, name="keys")
 app.command()(serve)
 app.command()(report)
 app.command("learn")(learn_command)
