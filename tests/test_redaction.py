@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from shadowswitch.redact import default_redactor, safe_text
 from shadowswitch.settings import Settings
 from tests.support.clients import client, decision
+from tests.support.keys import OPERATOR, agent, decision_of, make_key
 from tests.support.upstreams import FaultyUpstream
 
 PERSONAL = (
@@ -138,4 +139,54 @@ def test_upstream_keys_are_never_stored_logged_or_echoed(
     captured = capfd.readouterr()
     seen += [caplog.text, captured.out, captured.err, everything_in(db_url)]
     leaks = [text[:300] for text in seen if KEY in text or KEY[-12:] in text]
+    assert leaks == []  # ... and nowhere else
+
+
+CALLER = "sk-caller-OKAPI-93be0f7d11"  # the agent's own provider key, in passthrough
+
+
+def test_a_passthrough_callers_key_reaches_the_upstream_and_nowhere_else(
+    proxy: Any, faulty: FaultyUpstream, db_url: str, caplog: pytest.LogCaptureFixture, capfd: Any
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    policy = {
+        "task_type": "own",
+        "upstream": {"model": None, "api_base": faulty.base_url, "auth": "passthrough", "timeout_s": 1},
+    }
+    url = proxy(policy, store_prompts=True, admin_token=OPERATOR)
+    agent_key = make_key(url, "own-provider")
+    headers = {"X-Shadowswitch-Task": "own", "X-Shadowswitch-Key": agent_key}
+    seen: list[str] = []
+    for model in ("echo-auth", "status-500", "status-429", "notjson", "reset", "fine"):
+        response = httpx.post(
+            url + "/v1/chat/completions",
+            json={"model": model, "messages": [{"role": "user", "content": f"own key {model}"}]},
+            headers={**headers, "Authorization": f"Bearer {CALLER}"},
+            timeout=30,
+        )
+        seen += [response.text, str(response.headers)]
+        seen.append(str(decision_of(url, response)))
+    sdk = openai.OpenAI(base_url=url + "/v1", api_key=CALLER, max_retries=0, default_headers=headers)
+    raw = sdk.chat.completions.with_raw_response.create(
+        model="fine", messages=[{"role": "user", "content": "hi"}]
+    )
+    assert raw.parse().choices[0].message.content == "fine"
+    seen.append(str(decision_of(url, raw)))
+    with pytest.raises(openai.AuthenticationError) as raised:  # the agent key as the bearer: no provider key
+        agent(url, agent_key).chat.completions.create(
+            model="fine",
+            messages=[{"role": "user", "content": "hi"}],
+            extra_headers={"X-Shadowswitch-Task": "own"},
+        )
+    seen.append(str(raised.value))
+    assert f"Bearer {CALLER}" in faulty.authorizations  # the caller's key was really sent upstream ...
+    assert not [a for a in faulty.authorizations if agent_key in a]  # ... and never the agent key
+    captured = capfd.readouterr()
+    seen += [caplog.text, captured.out, captured.err, everything_in(db_url)]
+    leaks = [
+        text[:300]
+        for text in seen
+        for secret in (CALLER, agent_key)
+        if secret in text or secret[-12:] in text
+    ]
     assert leaks == []  # ... and nowhere else
