@@ -31,6 +31,12 @@ class Metrics:
             ["task_type", "path", "status"],
             registry=self.registry,
         )
+        self.key_requests = Counter(
+            "shadowswitch_key_requests",
+            "Chat completions by agent key (its name), task type and path",
+            ["key", "task_type", "path"],
+            registry=self.registry,
+        )
         self.latency = Histogram(
             "shadowswitch_request_latency_seconds",
             "Time to answer (whole stream for streams)",
@@ -127,6 +133,8 @@ class Metrics:
     def observe(self, decision: Decision) -> None:
         labels = (decision.task_type, decision.path)
         self.requests.labels(*labels, str(decision.status_code)).inc()
+        if decision.key_name:  # as many label values as keys made: bounded by the operators
+            self.key_requests.labels(decision.key_name, *labels).inc()
         self.latency.labels(*labels).observe(decision.latency_ms / 1000)
         if decision.valid is False:
             self.invalid.labels(*labels).inc()

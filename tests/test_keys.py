@@ -13,6 +13,7 @@ import httpx
 import openai
 import pytest
 
+from shadowswitch.analysis.pricing import price_per_token
 from tests.support.clients import TASK, metric
 from tests.support.keys import ADMIN, OPERATOR, ask, decision_of, make_key, revoke
 from tests.support.policies import TRAVEL, travel
@@ -174,3 +175,21 @@ def test_limits_hold_across_two_replicas_on_postgresql(two_replicas: Proxies, pr
     assert assert_limited(a, limited, "rate_limit_exceeded") >= 1  # 2 + 1 + 1 > 3, across both
     ask(a, spender)
     eventually(lambda: _limited(b, spender), what="a's spend refuses b's next request")
+
+
+def test_the_report_the_dashboard_and_metrics_split_by_key(proxy: Any, priced: dict[str, Any]) -> None:
+    url = proxy(priced, admin_token=OPERATOR)
+    alpha, beta = make_key(url, "alpha"), make_key(url, "beta")
+    for key in (alpha, alpha, beta):
+        ask(url, key)
+    report = httpx.get(f"{url}/v1/shadowswitch/report", params={"since": "1h"}, headers=ADMIN).json()
+    by_key = {k["key"]: k for k in report["keys"]}
+    assert (by_key["alpha"]["requests"], by_key["beta"]["requests"]) == (2, 1)
+    price_in, price_out = price_per_token(PRICED) or (0.0, 0.0)
+    one_call = price_in * 3 + price_out * 1  # the faulty upstream's usage: 3 + 1 tokens
+    assert one_call > 0 and by_key["alpha"]["upstream_usd"] == pytest.approx(2 * one_call)
+    path = by_key["alpha"]["paths"]
+    assert metric(url, "shadowswitch_key_requests_total", key="alpha", task_type=TASK, path="generative") == 2
+    assert path == {"generative": 2}
+    page = httpx.get(url + "/dashboard", headers=ADMIN).text
+    assert "By agent key" in page and "alpha" in page and "beta" in page

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from shadowswitch.access.keys import AgentKey
-from shadowswitch.analysis.pricing import price_per_token
+from shadowswitch.analysis.pricing import call_cost
 from shadowswitch.store.tables import Decision
 
 
@@ -66,9 +66,6 @@ def over_limit(key: AgentKey, requests: int, usd_today: float, windows: Windows)
 
 def decision_cost(decision: Decision) -> float:
     """Upstream money of one decision: 0 for a local answer, an unpriced model or no token count."""
-    if decision.path == "local" or not decision.prompt_tokens:
+    if decision.path == "local":
         return 0.0
-    price = price_per_token(decision.upstream_model)
-    if price is None:
-        return 0.0
-    return price[0] * (decision.prompt_tokens or 0) + price[1] * (decision.completion_tokens or 0)
+    return call_cost(decision.upstream_model, decision.prompt_tokens, decision.completion_tokens) or 0.0

@@ -26,6 +26,14 @@ def _price_map() -> dict[str, Any]:
     return found
 
 
+def call_cost(model: str | None, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
+    """US dollars of one upstream call; None when the model has no price or the call no token count."""
+    price = price_per_token(model)
+    if price is None or not prompt_tokens:
+        return None
+    return price[0] * prompt_tokens + price[1] * (completion_tokens or 0)
+
+
 def price_per_token(model: str | None) -> tuple[float, float] | None:
     """(input, output) US dollars per token for a LiteLLM model string; None when unknown."""
     if not model:

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from shadowswitch.analysis.pricing import price_per_token
+from shadowswitch.analysis.by_key import by_key
+from shadowswitch.analysis.pricing import call_cost
 from shadowswitch.analysis.stats import Rate, difference, percentiles, rate
 from shadowswitch.analysis.verdict import Counts, Evidence, verdict_for
 from shadowswitch.answers.messages import call_of
@@ -65,8 +66,9 @@ def tool_agreement(row: Decision) -> bool:
 def saving(rows: list[Decision], days: float) -> dict[str, Any]:
     """Upstream money the local answers saved, at the mean price of this task type's upstream calls
     (LiteLLM's price map); "unknown" without a price or without a priced upstream call to go by."""
-    priced = [(r, price_per_token(r.upstream_model)) for r in rows if r.path != "local" and r.prompt_tokens]
-    costs = [p[0] * (r.prompt_tokens or 0) + p[1] * (r.completion_tokens or 0) for r, p in priced if p]
+    upstream = [r for r in rows if r.path != "local"]
+    calls = (call_cost(r.upstream_model, r.prompt_tokens, r.completion_tokens) for r in upstream)
+    costs = [c for c in calls if c is not None]
     local = sum(1 for r in rows if r.path == "local")
     if not costs:
         return {"usd": None, "usd_per_day": None, "note": "unknown: no priced upstream call in the window"}
@@ -148,6 +150,7 @@ def build_report(
     ramps: Mapping[str, dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """Per task type: each path's figures, the paired comparison, the verdict and the ramp."""
+    rows = list(rows)
     grouped: dict[str, list[Decision]] = defaultdict(list)
     for row in rows:
         grouped[row.task_type].append(row)
@@ -157,7 +160,7 @@ def build_report(
     tasks = [
         task_report(t, grouped[t], days, known.get(t, ("off", 0.0)), ramp.get(t)) for t in sorted(grouped)
     ]
-    return {"since": since.isoformat(), "until": until.isoformat(), "task_types": tasks}
+    return {"since": since.isoformat(), "until": until.isoformat(), "task_types": tasks, "keys": by_key(rows)}
 
 
 def rollout_modes(rows: Iterable[Rollout]) -> dict[str, tuple[str, float]]:

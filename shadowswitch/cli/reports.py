@@ -39,6 +39,18 @@ def report(
     for entry in result["task_types"]:
         console.print(report_table(entry))
         console.print(verdict_line(entry))
+    if any(k["key"] for k in result["keys"]):
+        console.print(keys_table(result["keys"]))
+
+
+def keys_table(keys: list[dict[str, Any]]) -> Table:
+    table = Table("key", "requests", "paths", "same call", "upstream USD", "task types", title="by agent key")
+    for k in keys:
+        paths = ", ".join(f"{p} {n}" for p, n in k["paths"].items())
+        usd = f"{k['upstream_usd']:.6f}" if k["upstream_usd"] is not None else "unknown"
+        tasks = ", ".join(k["task_types"])
+        table.add_row(k["key"] or "(no key)", str(k["requests"]), paths, _rate(k["same_call"]), usd, tasks)
+    return table
 
 
 def _add_learning(result: dict[str, Any], db: str | None) -> None:
