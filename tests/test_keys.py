@@ -5,6 +5,7 @@ PostgreSQL for the limits that must hold across them)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,10 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from typer.testing import CliRunner
 
 from shadowswitch.analysis.pricing import price_per_token
+from shadowswitch.cli import app as cli
 from tests.support.clients import TASK, metric
 from tests.support.keys import ADMIN, OPERATOR, ask, decision_of, make_key, revoke
 from tests.support.policies import TRAVEL, travel
@@ -193,3 +196,23 @@ def test_the_report_the_dashboard_and_metrics_split_by_key(proxy: Any, priced: d
     assert path == {"generative": 2}
     page = httpx.get(url + "/dashboard", headers=ADMIN).text
     assert "By agent key" in page and "alpha" in page and "beta" in page
+
+
+def test_the_cli_makes_a_key_shown_once_lists_and_revokes_it(proxy: Any, db_url: str) -> None:
+    url = proxy(TRAVEL, admin_token=OPERATOR)
+    runner = CliRunner()
+    made = runner.invoke(
+        cli, ["keys", "create", "cli-agent", "--task-types", TASK, "--rpm", "60", "--db", db_url]
+    )
+    assert made.exit_code == 0, made.output
+    key = made.stdout.strip().splitlines()[-1]
+    assert key.startswith("ss-") and ask(url, key).status_code == 200
+    listed = json.loads(runner.invoke(cli, ["keys", "list", "--json", "--db", db_url]).stdout)
+    assert [(k["name"], k["task_types"], k["rpm"]) for k in listed] == [("cli-agent", [TASK], 60)]
+    assert key not in json.dumps(listed) and listed[0]["created_by"].startswith("cli:")
+    taken = runner.invoke(cli, ["keys", "create", "cli-agent", "--db", db_url])
+    assert taken.exit_code == 1 and "exists" in taken.output
+    assert runner.invoke(cli, ["keys", "revoke", "cli-agent", "--db", db_url]).exit_code == 0
+    eventually(
+        lambda: _status(url, key) == 401, timeout_s=3, what="the CLI's revocation within the cache TTL"
+    )
