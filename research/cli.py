@@ -95,6 +95,9 @@ def overhead(
         bool, typer.Option(help="Also measure LiteLLM's proxy (needs the `bench` extra)")
     ] = True,
     delay_ms: Annotated[float, typer.Option(help="The upstream's delay per call")] = 20.0,
+    keys: Annotated[
+        bool, typer.Option(help="Also one worker with an agent key, and with a rate-limited key")
+    ] = False,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/overhead.json"),
 ) -> None:
     """Pass-through overhead against the upstream direct and LiteLLM's proxy, in one run.
@@ -113,6 +116,7 @@ def overhead(
         requests=counts,
         workers=_ints(workers),
         litellm_proxy=litellm_proxy,
+        keys=keys,
     )
     run_overhead(config)
 

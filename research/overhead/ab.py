@@ -45,9 +45,10 @@ def main() -> None:
             for _round in range(args.rounds):
                 for name, source in checkouts.items():
                     port = free_port()
-                    with targets.shadowswitch(
-                        workdir, f"http://127.0.0.1:{up}/v1", port, 1, source
-                    ) as server:
+                    with targets.shadowswitch(workdir, f"http://127.0.0.1:{up}/v1", port, 1, source) as (
+                        server,
+                        _,
+                    ):
                         url = f"http://127.0.0.1:{port}/v1/chat/completions"
                         for stream in (False, True):
                             asyncio.run(run_load(url, stream, args.concurrency, 50))  # warm-up

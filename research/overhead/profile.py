@@ -38,7 +38,7 @@ def main() -> None:
         cmd = [sys.executable, "-m", "research.overhead.upstream", "--port", str(up)]
         with started(cmd, f"http://127.0.0.1:{up}/v1/models", workdir / "upstream.log"):
             port = free_port()
-            with targets.shadowswitch(workdir, f"http://127.0.0.1:{up}/v1", port, 1) as server:
+            with targets.shadowswitch(workdir, f"http://127.0.0.1:{up}/v1", port, 1) as (server, _):
                 url = f"http://127.0.0.1:{port}/v1/chat/completions"
                 asyncio.run(run_load(url, args.stream, args.concurrency, 100))  # warm-up
                 spy = subprocess.Popen(

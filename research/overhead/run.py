@@ -13,7 +13,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -30,6 +29,7 @@ from research.overhead.processes import Server, cpu_seconds, started
 from research.overhead.targets import Target
 
 console = Console(width=None if Console().is_terminal else 140)
+KEYS = ("plain", "rpm")  # --keys: a key alone (hash and cache), and one counted in the database
 
 
 @dataclass
@@ -42,6 +42,7 @@ class OverheadConfig:
     warmup: int = 20
     workers: tuple[int, ...] = (1, 2)
     litellm_proxy: bool = True
+    keys: bool = False  # also one worker with an agent key, and with a rate-limited one
     proxy_python: str | None = None  # found at start: the Python that runs LiteLLM's proxy
     proxy_litellm: str | None = None  # ... and its litellm version
 
@@ -56,6 +57,11 @@ class OverheadConfig:
 def target_list(config: OverheadConfig) -> tuple[list[Target], dict[str, str]]:
     chosen = [Target("direct", "direct")]
     chosen += [Target(f"shadowswitch-{w}w", "shadowswitch", w) for w in config.workers]
+    if config.keys:
+        chosen += [
+            Target(f"shadowswitch-1w-key{'-' + k if k != 'plain' else ''}", "shadowswitch", 1, k)
+            for k in KEYS
+        ]
     skipped = {}
     if not config.litellm_proxy:
         skipped["litellm-proxy"] = "not asked for (--no-litellm-proxy)"
@@ -72,26 +78,35 @@ def target_list(config: OverheadConfig) -> tuple[list[Target], dict[str, str]]:
 @contextlib.contextmanager
 def serving(
     target: Target, workdir: Path, upstream_v1: str, proxy_python: str | None
-) -> Iterator[tuple[str, Server | None]]:
-    """The target's chat completions URL, and its server (None: the upstream itself)."""
+) -> Iterator[tuple[str, Server | None, str]]:
+    """The target's chat completions URL, its server (None: the upstream itself), the bearer to send."""
     if target.kind == "direct":
-        yield upstream_v1 + "/chat/completions", None
+        yield upstream_v1 + "/chat/completions", None, targets.PROXY_KEY
         return
     port = free_port()
-    context: AbstractContextManager[Server]
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
     if target.kind == "shadowswitch":
-        context = targets.shadowswitch(workdir, upstream_v1, port, target.workers)
-    else:
-        assert proxy_python is not None
-        context = targets.litellm_proxy(workdir, upstream_v1, port, proxy_python)
-    with context as server:
-        yield f"http://127.0.0.1:{port}/v1/chat/completions", server
+        with targets.shadowswitch(workdir, upstream_v1, port, target.workers, key=target.key) as (
+            server,
+            key,
+        ):
+            yield url, server, key or targets.PROXY_KEY
+        return
+    assert proxy_python is not None
+    with targets.litellm_proxy(workdir, upstream_v1, port, proxy_python) as server:
+        yield url, server, targets.PROXY_KEY
 
 
 def measure(
-    url: str, server: Server | None, upstream: Server, stream: bool, concurrency: int, n: int, warmup: int
+    url: str,
+    server: Server | None,
+    upstream: Server,
+    stream: bool,
+    concurrency: int,
+    n: int,
+    warmup: int,
+    key: str = targets.PROXY_KEY,  # LiteLLM's proxy checks it, shadowswitch with agent keys too
 ) -> dict[str, Any]:
-    key = targets.PROXY_KEY  # LiteLLM's proxy checks it; the others ignore it
     asyncio.run(run_load(url, stream, concurrency, max(warmup, concurrency), key))
     before = (cpu_seconds(server.pid) if server else 0.0, cpu_seconds(upstream.pid))
     sample: Sample = asyncio.run(run_load(url, stream, concurrency, n, key))
@@ -180,12 +195,11 @@ def run_overhead(config: OverheadConfig) -> dict[str, Any]:
             upstream_v1 = f"http://127.0.0.1:{port}/v1"
             for target in chosen:
                 console.print(f"[bold]{target.name}[/bold]")
-                with serving(target, workdir, upstream_v1, config.proxy_python) as (url, server):
+                with serving(target, workdir, upstream_v1, config.proxy_python) as (url, server, key):
                     for stream in (False, True):
                         for conc in config.concurrencies:
-                            cell = measure(
-                                url, server, upstream, stream, conc, config.count(conc), config.warmup
-                            )
+                            n = config.count(conc)
+                            cell = measure(url, server, upstream, stream, conc, n, config.warmup, key)
                             cells.append({"target": target.name, "workers": target.workers, **cell})
                             console.print(f"  {_line(cells[-1])}")
     add_overheads(cells)

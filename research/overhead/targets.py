@@ -25,6 +25,9 @@ class Target:
     name: str
     kind: str  # direct | shadowswitch | litellm-proxy
     workers: int = 1
+    key: str | None = (
+        None  # shadowswitch only: None (no keys), "plain" (a key), "rpm" (a key with a rate limit)
+    )
 
 
 ROOT = Path(__file__).resolve().parents[2]  # this checkout: the shadowswitch a bench measures
@@ -53,20 +56,38 @@ def write_policies(folder: Path, upstream_v1: str) -> Path:
     return folder
 
 
+def agent_key(db_url: str, limits: str, source: Path = ROOT) -> str:
+    """Make an agent key with the real CLI (`rpm`: a limit never reached, so that every request is
+    counted in the database, as a limited key's are)."""
+    cli = [sys.executable, "-m", "shadowswitch.cli"]
+    env = bench_env(source)
+    subprocess.run([*cli, "db", "upgrade", "--db", db_url], env=env, check=True, capture_output=True)
+    options = ["--rpm", "1000000000"] if limits == "rpm" else []
+    made = subprocess.run(
+        [*cli, "keys", "create", "bench-agent", *options, "--db", db_url],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return made.stdout.strip().splitlines()[-1]
+
+
 @contextmanager
 def shadowswitch(
-    workdir: Path, upstream_v1: str, port: int, workers: int, source: Path = ROOT
-) -> Iterator[Server]:
+    workdir: Path, upstream_v1: str, port: int, workers: int, source: Path = ROOT, key: str | None = None
+) -> Iterator[tuple[Server, str | None]]:
     """`shadowswitch serve --no-models --workers N` (the one in `source`) on SQLite, its decisions
-    recorded as usual."""
+    recorded as usual; with `key`, an agent key is made first, and yielded for the requests."""
     policies = write_policies(workdir / "policies", upstream_v1)
-    db = workdir / f"overhead-{workers}w.db"
+    db = workdir / f"overhead-{workers}w{'-key-' + key if key else ''}.db"
+    bearer = agent_key(f"sqlite:///{db}", key, source) if key else None
     cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--policies", str(policies), "--db", f"sqlite:///{db}", "--no-models", "--log-level", "warning"]
     cmd += ["--workers", str(workers)]
-    log = workdir / f"shadowswitch-{workers}w.log"
+    log = workdir / f"shadowswitch-{workers}w{'-key-' + key if key else ''}.log"
     with started(cmd, f"http://127.0.0.1:{port}/readyz", log, bench_env(source)) as server:
-        yield server
+        yield server, bearer
 
 
 PROXY_PYTHON_ENV = "SHADOWSWITCH_BENCH_LITELLM_PYTHON"
