@@ -1,0 +1,72 @@
+"""The pure parts of access: the key cache's reload, the limit windows, and what each refuses."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from shadowswitch.access.keys import AgentKey, KeyCache, KeySet, key_hash, new_key
+from shadowswitch.access.limits import Windows, decision_cost, over_limit
+from shadowswitch.store.tables import Decision
+
+
+def test_a_key_is_random_prefixed_and_only_its_hash_is_kept() -> None:
+    first, second = new_key(), new_key()
+    assert first != second and first.startswith("ss-") and len(first) > 40
+    assert key_hash(first) == key_hash(first) != key_hash(second) and first not in key_hash(first)
+
+
+def test_the_cache_reloads_every_key_at_once_and_only_after_its_ttl() -> None:
+    key = new_key()
+    loads: list[KeySet] = [KeySet({key_hash(key): AgentKey("a", key[:10])}, True), KeySet({}, True)]
+    calls = []
+
+    def load() -> KeySet:
+        calls.append(1)
+        return loads[min(len(calls), len(loads)) - 1]
+
+    async def run() -> tuple[AgentKey | None, AgentKey | None, AgentKey | None]:
+        cache = KeyCache(load, ttl_s=3600)
+        found = await asyncio.gather(*(cache.find(key) for _ in range(20)))  # 20 requests, one load
+        before = await cache.find(key)
+        cache.invalidate()  # a revocation on this replica
+        return found[0], before, await cache.find(key)
+
+    found, before, after = asyncio.run(run())
+    assert found is not None and found.name == "a" and before is not None
+    assert after is None and len(calls) == 2
+
+
+def test_windows_are_utc_minutes_and_days_with_the_wait_until_they_end() -> None:
+    windows = Windows.at(datetime(2026, 12, 3, 23, 59, 15, 500_000, tzinfo=UTC))
+    assert (windows.minute, windows.day) == ("m:2026-12-03T23:59", "d:2026-12-03")
+    assert (windows.minute_left_s, windows.day_left_s) == (45, 45)
+
+
+def test_over_limit_says_which_limit_and_how_long_to_wait() -> None:
+    windows = Windows.at(datetime(2026, 12, 3, 12, 0, 30, tzinfo=UTC))
+    key = AgentKey("a", "ss-", rpm=2, budget_usd_per_day=1.0)
+    assert over_limit(key, 2, 0.99, windows) is None
+    rpm = over_limit(key, 3, 0.0, windows)
+    assert rpm is not None and rpm.code == "rate_limit_exceeded" and rpm.retry_after_s == 30
+    budget = over_limit(key, 1, 1.0, windows)
+    assert budget is not None and budget.code == "budget_exceeded" and budget.retry_after_s == 12 * 3600 - 30
+    assert over_limit(AgentKey("b", "ss-"), 10**6, 10**6, windows) is None
+
+
+def test_a_local_answer_or_an_unpriced_model_costs_nothing() -> None:
+    def row(path: str, model: str) -> Decision:
+        return Decision(
+            id="d",
+            task_type="t",
+            path=path,
+            route="r",
+            mode="m",
+            upstream_model=model,
+            prompt_tokens=1000,
+            completion_tokens=100,
+        )
+
+    assert decision_cost(row("generative", "openai/gpt-4o-mini")) > 0
+    assert decision_cost(row("local", "openai/gpt-4o-mini")) == 0
+    assert decision_cost(row("generative", "openai/no-such-model-here")) == 0
