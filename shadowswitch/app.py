@@ -111,7 +111,14 @@ def create_app(
     reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)
     admins = settings.admins()
     usage = UsageStore(engine)
-    gate = Gate(KeyStore(engine), usage, admins, settings.agent_auth == "required", settings.key_cache_ttl_s)
+    gate = Gate(
+        KeyStore(engine),
+        usage,
+        admins,
+        required=settings.agent_auth == "required",
+        ttl_s=settings.key_cache_ttl_s,
+        timeout_s=settings.db_timeout_s,
+    )
     pipeline.records.spent = gate.spent
     state = AppState(
         settings,
@@ -138,6 +145,7 @@ def create_app(
         [  # started in this order, stopped in reverse
             Hooks("database", prepare_database, engine.dispose),
             Hooks("rollouts, first read", live.refresh),
+            Hooks("agent keys, first read", gate.cache.reload),
             Hooks("upstream", pipeline.generative.warm_up),
             Hooks("decision recorder", recorder.start, recorder.stop),
             Hooks("live rollouts", live.start, live.stop),

@@ -29,7 +29,7 @@ def test_the_cache_reloads_every_key_at_once_and_only_after_its_ttl() -> None:
         cache = KeyCache(load, ttl_s=3600)
         found = await asyncio.gather(*(cache.find(key) for _ in range(20)))  # 20 requests, one load
         before = await cache.find(key)
-        cache.invalidate()  # a revocation on this replica
+        await cache.reload()  # a revocation on this replica
         return found[0], before, await cache.find(key)
 
     found, before, after = asyncio.run(run())
@@ -70,3 +70,40 @@ def test_a_local_answer_or_an_unpriced_model_costs_nothing() -> None:
     assert decision_cost(row("generative", "openai/gpt-4o-mini")) > 0
     assert decision_cost(row("local", "openai/gpt-4o-mini")) == 0
     assert decision_cost(row("generative", "openai/no-such-model-here")) == 0
+
+
+def test_a_stale_set_is_served_while_it_reloads_and_kept_when_the_database_is_away() -> None:
+    key = new_key()
+    known = KeySet({key_hash(key): AgentKey("a", key[:10])}, True)
+    answers: list[KeySet | Exception] = [known, RuntimeError("database away"), KeySet({}, True)]
+
+    def load() -> KeySet:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def run() -> list[bool]:
+        cache = KeyCache(load, ttl_s=0.0)  # always stale
+        seen = [await cache.find(key) is not None]  # the first load is waited for
+        for _ in range(2):  # each: served from the set known, while a reload runs behind
+            seen.append(await cache.find(key) is not None)
+            while cache._reloading is not None:
+                await asyncio.sleep(0.01)
+        seen.append(await cache.find(key) is not None)  # the empty set is in now
+        return seen
+
+    assert asyncio.run(run()) == [True, True, True, False]
+
+
+def test_limits_let_a_request_through_when_the_database_cannot_count_it() -> None:
+    from sqlalchemy import create_engine
+
+    from shadowswitch.access.gate import Caller, Gate
+    from shadowswitch.store.keys import KeyStore, UsageStore
+
+    engine = create_engine("sqlite://")  # no tables: every count fails as a database away does
+    gate = Gate(KeyStore(engine), UsageStore(engine), ())
+    limited = Caller(key=AgentKey("a", "ss-", rpm=1))
+    asyncio.run(gate.admit(limited))  # neither raises nor refuses: the answer is served
+    engine.dispose()

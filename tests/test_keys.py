@@ -171,11 +171,13 @@ def test_limits_hold_across_two_replicas_on_postgresql(two_replicas: Proxies, pr
     a = two_replicas(priced, admin_token=OPERATOR)
     b = two_replicas(priced, admin_token=OPERATOR)
     spender = make_key(a, "shared-budget", budget_usd_per_day=0.000001)
+    eventually(lambda: _status(b, "unused") == 401, what="b asks for keys")  # b read the first key
     early_in_a_minute()
     limited = make_key(a, "shared-rpm", rpm=3)
-    eventually(lambda: _status(b, limited) == 200, what="the key reaches the other replica")  # 1 counted
+    eventually(lambda: _status(b, limited) == 200, what="b knows the new key")  # 401s until then: 1 counted
     ask(a, limited), ask(b, limited)
     assert assert_limited(a, limited, "rate_limit_exceeded") >= 1  # 2 + 1 + 1 > 3, across both
+
     ask(a, spender)
     eventually(lambda: _limited(b, spender), what="a's spend refuses b's next request")
 

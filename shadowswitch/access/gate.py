@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import anyio
+from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.access.keys import AgentKey, KeyCache, key_hash
 from shadowswitch.access.limits import Windows, decision_cost, over_limit
@@ -65,6 +66,7 @@ class Gate:
         admins: tuple[AdminToken, ...],
         required: bool = False,
         ttl_s: float | None = None,
+        timeout_s: float = 5.0,
         clock: Callable[[], datetime] = utcnow,
     ):
         self.keys = keys
@@ -72,6 +74,7 @@ class Gate:
         self.admins = admins
         self.required = required  # SHADOWSWITCH_AGENT_AUTH=required: even before any key exists
         self.cache = KeyCache(keys.known) if ttl_s is None else KeyCache(keys.known, ttl_s)
+        self.timeout_s = timeout_s  # a database this slow counts as away: the limits let requests pass
         self.clock = clock
         self._writes: set[asyncio.Task[Any]] = set()
 
@@ -98,8 +101,14 @@ class Gate:
         if key is None or not key.limited:
             return
         windows = Windows.at(self.clock())
-        count = self.usage.count
-        requests, spent = await anyio.to_thread.run_sync(count, key.name, windows.minute, windows.day)
+        try:  # asyncio's thread, not anyio's: a wait given up on does not hold the request
+            counting = asyncio.to_thread(self.usage.count, key.name, windows.minute, windows.day)
+            requests, spent = await asyncio.wait_for(counting, self.timeout_s)
+        except (SQLAlchemyError, TimeoutError) as exc:
+            # The database is away: serve rather than refuse (it is never on the answer's path);
+            # this request is not counted.
+            log.warning("could not count key %r's request (%s): let through", key.name, type(exc).__name__)
+            return
         refusal = over_limit(key, requests, spent, windows)
         if refusal is not None:
             raise RateLimited(refusal.message, refusal.retry_after_s, refusal.code)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import anyio
 
+log = logging.getLogger(__name__)
 PREFIX = "ss-"  # recognisable in a leak scan, as `sk-` is
 SHOWN = 10  # characters of the key kept for display ("ss-AbCdEfG")
 CACHE_TTL_S = 2.0
@@ -58,23 +60,47 @@ def key_hash(key: str) -> str:
 
 
 class KeyCache:
-    """Every active key by hash, reloaded (all at once, off the event loop) when older than `ttl_s`."""
+    """Every active key by hash, reloaded all at once, off the event loop, when older than `ttl_s`.
+
+    Only the first load is waited for (the server does it at start). After that a request never
+    waits on the database: a stale set is served while one reload runs in the background, and a
+    reload that fails (the database away) keeps the last set and is tried again after `ttl_s`."""
 
     def __init__(self, load: Callable[[], KeySet], ttl_s: float = CACHE_TTL_S):
         self._load = load
         self.ttl_s = ttl_s
-        self._keys = KeySet({})
+        self._keys: KeySet | None = None
         self._loaded_at = float("-inf")
         self._lock = asyncio.Lock()
+        self._reloading: asyncio.Task[None] | None = None
 
     async def current(self) -> KeySet:
-        if time.monotonic() - self._loaded_at < self.ttl_s:
-            return self._keys
-        async with self._lock:  # one reload, however many requests arrive meanwhile
-            if time.monotonic() - self._loaded_at >= self.ttl_s:
-                self._keys = await anyio.to_thread.run_sync(self._load)
-                self._loaded_at = time.monotonic()
+        if self._keys is None:
+            async with self._lock:  # one first load, however many requests arrive meanwhile
+                if self._keys is None:
+                    await self._read()
+        elif time.monotonic() - self._loaded_at >= self.ttl_s and self._reloading is None:
+            self._reloading = asyncio.get_running_loop().create_task(self._reload_in_background())
+        assert self._keys is not None
         return self._keys
+
+    async def reload(self) -> None:
+        """Read every key now (at start, and where a key was just made or revoked)."""
+        async with self._lock:
+            await self._read()
+
+    async def _read(self) -> None:
+        keys = await anyio.to_thread.run_sync(self._load)
+        self._keys, self._loaded_at = keys, time.monotonic()
+
+    async def _reload_in_background(self) -> None:
+        try:
+            await self.reload()
+        except Exception as exc:  # the database away: keep the keys known, try again later
+            log.warning("could not re-read agent keys (%s); using the last known ones", type(exc).__name__)
+            self._loaded_at = time.monotonic()
+        finally:
+            self._reloading = None
 
     async def find(self, key: str) -> AgentKey | None:
         return (await self.current()).by_hash.get(key_hash(key))
@@ -82,8 +108,4 @@ class KeyCache:
     @property
     def last(self) -> KeySet:
         """The keys as last loaded, without waiting."""
-        return self._keys
-
-    def invalidate(self) -> None:
-        """This replica at once (a key made or revoked here); the others within `ttl_s`."""
-        self._loaded_at = float("-inf")
+        return self._keys or KeySet({})

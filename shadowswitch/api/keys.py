@@ -62,7 +62,7 @@ async def create_key(request: Request, state: StateDep, actor: AdminDep) -> KeyC
     key, row = await anyio.to_thread.run_sync(
         lambda: state.gate.keys.create(body.name, actor, body.task_types, body.rpm, body.budget_usd_per_day)
     )
-    state.gate.cache.invalidate()
+    await state.gate.cache.reload()  # this replica at once; the others within the cache's TTL
     return KeyCreated(**KeyOut.of(row).model_dump(), key=key)
 
 
@@ -75,5 +75,5 @@ async def list_keys(state: StateDep) -> list[KeyOut]:
 async def revoke_key(name: str, state: StateDep, actor: AdminDep) -> KeyOut:
     """Revoked here at once; on the other replicas within SHADOWSWITCH_KEY_CACHE_TTL_S."""
     row = await anyio.to_thread.run_sync(state.gate.keys.revoke, name, actor)
-    state.gate.cache.invalidate()
+    await state.gate.cache.reload()  # this replica at once; the others within the cache's TTL
     return KeyOut.of(row)
