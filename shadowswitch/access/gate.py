@@ -47,8 +47,9 @@ class RateLimited(ShadowswitchError):
         self.headers["Retry-After"] = str(retry_after_s)
 
 
-def challenge(message: str) -> Unauthorized:
-    error = Unauthorized(message, code="invalid_api_key")
+def challenge(message: str, code: str | None = "invalid_api_key") -> Unauthorized:
+    """A 401 the openai SDK raises as AuthenticationError, asking for a bearer token."""
+    error = Unauthorized(message, code=code)
     error.headers["WWW-Authenticate"] = "Bearer"
     return error
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from shadowswitch.access.gate import Caller, Gate, bearer
+from shadowswitch.access.gate import Caller, Gate, bearer, challenge
 from shadowswitch.access.roles import AdminToken, match_admin
-from shadowswitch.errors import Forbidden, Unauthorized
+from shadowswitch.errors import Forbidden
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.metrics import Metrics
@@ -73,17 +73,11 @@ async def require_reader(request: Request, state: StateDep) -> None:
 def _admin(request: Request, admins: tuple[AdminToken, ...]) -> AdminToken:
     given = bearer(request.headers)
     if not given:
-        raise _challenge("missing bearer token")
+        raise challenge("missing bearer token", code=None)
     admin = match_admin(given, admins)
     if admin is None:
-        raise _challenge("invalid admin token")
+        raise challenge("invalid admin token", code=None)
     return admin
-
-
-def _challenge(message: str) -> Unauthorized:
-    error = Unauthorized(message)
-    error.headers["WWW-Authenticate"] = "Bearer"
-    return error
 
 
 async def require_agent(request: Request, state: StateDep) -> Caller:
