@@ -34,6 +34,20 @@ def test_a_tiny_run_writes_every_cell(tmp_path: Path) -> None:
             assert cell["added_p50_ms"] is not None and cell["server_cpu_ms_per_request"] > 0
 
 
+@pytest.mark.integration  # serves upstreams
+def test_keys_add_a_keyed_and_a_rate_limited_worker_to_the_same_run(tmp_path: Path) -> None:
+    out = tmp_path / "overhead.json"
+    config = OverheadConfig(
+        out=out, concurrencies=(1,), requests={1: 4}, warmup=2, workers=(1,), litellm_proxy=False, keys=True
+    )
+    run_overhead(config)
+    cells = json.loads(out.read_text())["cells"]
+    targets = ("direct", "shadowswitch-1w", "shadowswitch-1w-key", "shadowswitch-1w-key-rpm")
+    assert {(c["target"], c["stream"]) for c in cells} == {(t, s) for t in targets for s in (False, True)}
+    for cell in cells:  # a key the server did not take would show as errors (401)
+        assert cell["errors"] == 0 and cell["ok"] == cell["requests"], cell["first_error"]
+
+
 def test_ratios_compare_one_shadowswitch_worker_with_litellms_proxy() -> None:
     def cell(target: str, conc: int, p50: float, rps: float) -> dict[str, object]:
         return {
