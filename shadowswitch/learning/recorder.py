@@ -61,7 +61,7 @@ class Learning:
             other,
             blocked,
             state,
-            getattr(engine, "region_of", None),
+            engine.region_table(policy.engine.model) if hasattr(engine, "region_table") else None,
         )
         if row is None:
             return
