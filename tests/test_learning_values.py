@@ -20,7 +20,8 @@ import pytest
 
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.support.learning import AUTH, TOKEN, cli, has_pairs
+from tests.support.learning import AUTH, TOKEN, cli, has_pairs, shadow_policy
+from tests.support.learning import ask as learning_ask
 from tests.support.wait import eventually
 
 WEATHER, TIME = "get_weather", "get_local_time"
@@ -63,23 +64,8 @@ def stream(cities: list[str], states: dict[str, str]) -> list[tuple[str, dict[st
     return out
 
 
-def policy(replay: str) -> dict[str, Any]:
-    return {
-        "task_type": "travel",
-        "upstream": {"model": "openai/replay", "api_base": replay + "/v1", "timeout_s": 10},
-        "rollout": {"mode": "shadow"},
-        "engine": {"scorer": "embedding", "target_agreement": 0.9, "learn": True},
-    }
-
-
 def ask(client: openai.OpenAI, text: str) -> str:
-    raw = client.chat.completions.with_raw_response.create(
-        model="travel-agent",
-        messages=[{"role": "user", "content": text}],
-        tools=TOOLS,  # type: ignore[arg-type]
-        extra_headers={"X-Shadowswitch-Task": "travel"},
-    )
-    return raw.headers["x-shadowswitch-decision-id"]
+    return learning_ask(client, "travel", TOOLS, [{"role": "user", "content": text}])
 
 
 @pytest.mark.one_backend
@@ -93,7 +79,12 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
     no_city = ("What's the weather like?", {"name": WEATHER, "arguments": {"city": "Lisbon, Portugal"}})
     answers = dict(train + test + [unplaced, no_city])
     httpx.post(replay + "/answers", json=answers).raise_for_status()
-    url = proxy(policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0)
+    url = proxy(
+        shadow_policy("travel", replay),
+        local_factory=lambda: local_engine,
+        admin_token=TOKEN,
+        learn_interval_s=0,
+    )
     client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
     def learning() -> dict[str, Any]:
@@ -107,6 +98,7 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
 
     learned = cli(db_url, tmp_path / "policies", "travel")
     assert learned["status"] == "promoted", learned
+    assert learned["transforms"] == {WEATHER: {"city": "region"}}, learned  # not the time's: half rewritten
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/travel", json=change, headers=AUTH).raise_for_status()
     served = proxy.app(url).state.shadowswitch.learning.memories  # this replica's copy, polled
@@ -136,7 +128,7 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
     # Past the threshold (the engine's own fill with the served state): a city the rewrite cannot
     # place is missing, never served as read; one it can is rewritten.
     memory = replace(served.get("travel"), min_confidence=0.0)
-    rules = Policy.model_validate(policy(replay))
+    rules = Policy.model_validate(shadow_policy("travel", replay))
 
     def filled(text: str) -> Any:
         request = ChatView.parse(

@@ -46,6 +46,11 @@ def learned_transforms(
     return out
 
 
+def transform_names(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, str]]:
+    """tool → {param: rewrite name}: what a state learned from these exemplars rewrites (reported)."""
+    return {t: {p: x.name for p, x in ps.items()} for t, ps in learned_transforms(arguments).items()}
+
+
 def select(explained: Sequence[Sequence[str]]) -> str | None:
     """The rewrite that explains at least SHARE of at least MIN exemplars (each a list of the
     rewrites that map its grounded value to the upstream's), unless the value as read already
