@@ -179,3 +179,29 @@ def test_an_exemplar_keeps_the_rewrite_names_not_the_text(places: Knowledge) -> 
         "t", "d", request, choice, call("weather", {"city": "Austin, TX"}), None, None, None, places.region_of
     )
     assert extra is not None and "agrees" not in extra.arguments["city"]  # the engine set `days` too
+
+
+def test_a_served_transform_keeps_teaching_from_the_value_read(places: Knowledge) -> None:
+    """A call the served state rewrote is recorded by the value it read (`from`), so the next state
+    learns the same transform; once the upstream stops rewriting, the exemplars say identity."""
+    tools = [{"type": "function", "function": {"name": "weather", "parameters": SCHEMA}}]
+    text = "Is it raining in Denver?"
+    request = ChatView.parse({"model": "m", "messages": [{"role": "user", "content": text}], "tools": tools})
+    trace = ChoiceTrace(
+        vector=np.ones(4, dtype=np.float32).tobytes(), encoder="e", zero_shot={"weather": 0.9}
+    )
+    source = {"source": "learned_transform", "transform": "region", "state_version": 2, "from": "Denver"}
+    served = Choice(
+        "tool", "weather", arguments={"city": "Denver, CO"}, sources={"city": source}, trace=trace
+    )
+    rows = [
+        build_exemplar("t", "d", request, served, call("weather", {"city": city}), region_of=places.region_of)
+        for city in ("Denver, CO", "Denver")
+    ]
+    still, stopped = (row.arguments["city"] if row and row.arguments else {} for row in rows)
+    assert still["transforms"] == ["region"] and still["agrees"] is True
+    assert stopped["transforms"][0] == "identity" and stopped["agrees"] is False
+    learned = {"weather": {"city": Transform("region")}}
+    assert call_agreed("weather", "weather", "agree", still, learned) == 1.0
+    assert call_agreed("weather", "weather", "differ", stopped, learned) == 0.0
+    assert learned_transforms([("weather", stopped)] * 5) == {}  # the next state drops it
