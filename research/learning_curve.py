@@ -43,7 +43,7 @@ TASK = "bfcl_repeated"
 CATEGORIES = ("live_simple", "live_multiple", "live_irrelevance")
 MIN_GROUP = 8
 PACE = 16  # requests sent before waiting for their shadow runs (the proxy keeps 32 in flight)
-SOURCES_OK = {"text", "default", "decoded", "enum_choice", "learned"}
+SOURCES_OK = {"text", "default", "decoded", "enum_choice", "learned", "learned_transform"}
 
 
 Judge = Callable[[Any, dict[str, Any]], dict[str, Any]]

@@ -12,7 +12,8 @@ import httpx
 import openai
 import pytest
 
-from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs
+from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs, shadow_policy
+from tests.support.learning import ask as learning_ask
 from tests.support.wait import eventually
 
 
@@ -83,23 +84,8 @@ def requests(templates: range, orders: range) -> list[tuple[str, dict[str, Any]]
     return out
 
 
-def policy(replay: str) -> dict[str, Any]:
-    return {
-        "task_type": "support",
-        "upstream": {"model": "openai/replay", "api_base": replay + "/v1", "timeout_s": 10},
-        "rollout": {"mode": "shadow"},
-        "engine": {"scorer": "embedding", "target_agreement": 0.9, "learn": True},
-    }
-
-
 def ask(client: openai.OpenAI, text: str) -> str:
-    raw = client.chat.completions.with_raw_response.create(
-        model="support-agent",
-        messages=[{"role": "user", "content": text}],
-        tools=TOOLS,  # type: ignore[arg-type]
-        extra_headers={"X-Shadowswitch-Task": "support"},
-    )
-    return raw.headers["x-shadowswitch-decision-id"]
+    return learning_ask(client, "support", TOOLS, [{"role": "user", "content": text}])
 
 
 # The store's PostgreSQL side is tested in test_learning_state.py; this one loads the models.
@@ -110,7 +96,12 @@ def test_shadow_pairs_teach_the_local_choice(
     train = requests(range(0, 4), range(16))  # 48 pairs, four phrasings of each kind
     test = requests(range(0, 4), range(101, 104))  # requests like them: the same phrasings, other orders
     httpx.post(replay + "/answers", json={text: answer for text, answer in train + test}).raise_for_status()
-    url = proxy(policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0)
+    url = proxy(
+        shadow_policy("support", replay),
+        local_factory=lambda: local_engine,
+        admin_token=TOKEN,
+        learn_interval_s=0,
+    )
     client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
     def learning() -> dict[str, Any]:

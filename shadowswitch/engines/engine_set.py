@@ -68,6 +68,11 @@ class EngineSet:
         result: Choice | None = await fill(request, policy, tool, memory) if fill else None
         return result
 
+    def region_table(self, model: str) -> Callable[[str], str | None] | None:
+        """The place table the policy's engine reads values with (learning's `region` rewrite)."""
+        region: Callable[[str], str | None] | None = getattr(self._engine(model), "region_of", None)
+        return region
+
     def _engine(self, model: str) -> ModelEngine | None:
         return self.engines.get(model, self.default)
 

@@ -34,6 +34,7 @@ from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import floor_for, learned_constants
+from shadowswitch.learning.transforms import transform_names
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
 from shadowswitch.store.tables import EngineState, Exemplar
@@ -192,6 +193,7 @@ def learn(
         },
         evaluation=verdict,
         constants_from=len(train),
+        transforms=transform_names([(p.label, p.arguments) for p in train]),
     )
     if not dry_run:
         step("recording", 0.9)
@@ -254,7 +256,7 @@ def _record(
     verdict: dict[str, Any],
     result: dict[str, Any],
 ) -> None:
-    figures = {k: result[k] for k in ("pairs", "served_version", "fitted", "evaluation")}
+    figures = {k: result[k] for k in ("pairs", "served_version", "fitted", "evaluation", "transforms")}
     if verdict["promote"]:
         head = fitted.head.to_bytes() if fitted.head else None
         state = EngineState(

@@ -1,9 +1,10 @@
 """A generative answer and the local engine's view of the same request → an exemplar row.
 
 Nothing of the prompt's text is kept: the encoder vector, the upstream's choice, the zero-shot
-probabilities, and per argument its JSON type, whether the value is in the conversation, and the
+probabilities, and per argument its JSON type, whether the value is in the conversation, the
 value itself only when it is not (then it is something the upstream sets by itself, `units:
-"metric"`, never something the user said).
+"metric"`, never something the user said), whether the engine's value agreed, and the names of the
+rewrites that map the value the engine read from the text to the upstream's (`rewrites.py`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import re
 from typing import Any
 
 from shadowswitch.answers.messages import call_of, local_message, same_call
+from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.base import Choice
+from shadowswitch.engines.local.arguments.grounding import GROUNDED
+from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
 from shadowswitch.learning.state import TurnState
 from shadowswitch.request import ChatView, message_text
 from shadowswitch.store.tables import Exemplar
@@ -32,11 +36,13 @@ def build_exemplar(
     label_choice: Choice | None = None,
     blocked: list[str] | None = None,
     state: TurnState | None = None,
+    region_of: RegionOf | None = None,
 ) -> Exemplar | None:
     """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
     is not a choice among the offered tools (an action, parallel text...). `blocked`: the tools
     the engine would not serve on this request by rule (already called for this user turn);
-    `state`: the last tool called this turn, its error, the step (what the trained head reads)."""
+    `state`: the last tool called this turn, its error, the step (what the trained head reads);
+    `region_of`: the engine's place table, for the `region` rewrite."""
     trace = choice.trace
     if trace.vector is None or not trace.zero_shot:
         return None
@@ -58,7 +64,7 @@ def build_exemplar(
         zero_shot=zero_shot,
         local_tool=local_tool,
         args_status=_args_status(choice, local_tool, label, generative),
-        arguments=_arguments(call.arguments, request, choice.arguments) if label != NO_TOOL else None,
+        arguments=_arguments(call.arguments, request, choice, region_of) if label != NO_TOOL else None,
         blocked=sorted(blocked) if blocked else None,
         last_tool=state.last_tool if state else None,
         last_error=state.last_error if state else False,
@@ -97,11 +103,16 @@ def _with_arguments(message: dict[str, Any], arguments: dict[str, Any]) -> dict[
     return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
-def _arguments(arguments: Any, request: ChatView, local: dict[str, Any] | None) -> dict[str, Any] | None:
+def _arguments(
+    arguments: Any, request: ChatView, choice: Choice, region_of: RegionOf | None
+) -> dict[str, Any] | None:
     if not isinstance(arguments, dict):
         return None
-    local = local or {}
+    local = choice.arguments or {}
     conversation = " ".join(message_text(m) for m in request.messages).lower()
+    # Argument by argument agreement says whether the call agrees once learned values apply; not
+    # when the engine also set a parameter the upstream did not (no learned value removes one).
+    comparable = set(normalise(local)) <= set(arguments)
     out: dict[str, Any] = {}
     for name, value in arguments.items():
         shown = value if isinstance(value, str) else json.dumps(value)
@@ -109,8 +120,24 @@ def _arguments(arguments: Any, request: ChatView, local: dict[str, Any] | None) 
         entry: dict[str, Any] = {"type": type(value).__name__, "in_text": in_text, "local": name in local}
         if not in_text and _is_constant(value, conversation):
             entry["value"] = value
+        if comparable:
+            entry["agrees"] = name in local and normalise(local[name]) == normalise(value)
+        read = _grounded(choice, name)
+        if read is not None:
+            entry["transforms"] = explaining(read[0], value, region_of)
         out[name] = entry
     return out
+
+
+def _grounded(choice: Choice, name: str) -> tuple[Any] | None:
+    """The value the engine read from the conversation for `name` (before a learned transform
+    rewrote it), or None when it filled none from the text."""
+    source = (choice.sources or {}).get(name) or {}
+    if source.get("source") == "learned_transform":
+        return (source.get("from"),)
+    if source.get("source") in GROUNDED and name in (choice.arguments or {}):
+        return ((choice.arguments or {})[name],)
+    return None
 
 
 def _is_constant(value: Any, conversation: str) -> bool:

@@ -25,6 +25,7 @@ import numpy as np
 
 from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head, Request
+from shadowswitch.learning.transforms import Transform, explained, learned_transforms
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -161,14 +162,18 @@ def call_agreed(
     arguments: Mapping[str, Any] | None,
     constants: Mapping[str, Mapping[str, Any]],
 ) -> float:
-    """1 when the engine's call of the upstream's tool agreed (or differed only by values the
-    learned constants supply), 0 when it did not, nan when not known (another tool filled, or it
-    would have abstained for a missing value, which it does at serving time too)."""
+    """1 when the engine's call of the upstream's tool agreed, or agrees once the state's learned
+    values apply (a constant for a value the engine left out, a transform of a value it read), 0
+    when it does not, nan when not known (another tool filled, or it would have abstained for a
+    missing value, which it does at serving time too)."""
     if label == NO_TOOL or local_tool != label or status not in ("agree", "differ", "absent"):
         return float("nan")
+    learned = constants.get(label, {})
+    entries = arguments or {}
+    if entries and all("agrees" in v for v in entries.values()):  # judged argument by argument
+        return float(all(explained(v, learned, k) for k, v in entries.items()))
     if status == "absent":
-        learned = constants.get(label, {})
-        left = {k: v for k, v in (arguments or {}).items() if not v.get("local")}
+        left = {k: v for k, v in entries.items() if not v.get("local")}
         supplied = all(k in learned and v.get("value") == learned[k] for k, v in left.items())
         return float(bool(left) and supplied)
     return float(status == "agree")
@@ -179,8 +184,9 @@ def combine(zero_shot: Mapping[str, float], dist: Mapping[str, float], alpha: fl
 
 
 def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, Any]]:
-    """tool → {param: value} for values the upstream set in (nearly) every call of that tool and
-    that were never in the conversation: a constant of the agent, not something the user said."""
+    """tool → {param: learned value}: a constant, for values the upstream set in (nearly) every
+    call of that tool and that were never in the conversation (the agent's constant, not something
+    the user said); else a `Transform` of the value read from the text (`learned_transforms`)."""
     calls: dict[str, list[Mapping[str, Any]]] = {}
     for tool, args in arguments:
         calls.setdefault(tool, []).append(args or {})
@@ -195,7 +201,20 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
             keys = {repr(v["value"]) for v in found}
             if len(keys) == 1 and len(found) >= CONSTANT_SHARE * len(seen):
                 out.setdefault(tool, {})[param] = found[0]["value"]
+    for tool, transforms in learned_transforms(arguments).items():
+        for param, transform in transforms.items():
+            out.setdefault(tool, {}).setdefault(param, transform)
     return out
+
+
+def constant_values(learned: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool's learned values that are constants (its transforms left out)."""
+    return {k: v for k, v in learned.items() if not isinstance(v, Transform)}
+
+
+def transforms_of(learned: Mapping[str, Any]) -> dict[str, str]:
+    """A tool's learned transforms: param → rewrite name."""
+    return {k: v.name for k, v in learned.items() if isinstance(v, Transform)}
 
 
 def usual_parameters(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, list[str]]:

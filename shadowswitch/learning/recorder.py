@@ -53,7 +53,15 @@ class Learning:
         blocked = sorted(called_this_turn(request, policy.feedback.tool_error_regex))
         state = turn_state(request, policy.feedback.tool_error_regex)
         row = build_exemplar(
-            policy.task_type, decision_id, request, choice, generative, other, blocked, state
+            policy.task_type,
+            decision_id,
+            request,
+            choice,
+            generative,
+            other,
+            blocked,
+            state,
+            engine.region_table(policy.engine.model) if hasattr(engine, "region_table") else None,
         )
         if row is None:
             return

@@ -27,6 +27,24 @@ def cli(db_url: str, policies: Path, *args: str) -> dict[str, Any]:
     return result
 
 
+def shadow_policy(task: str, replay: str, target: float = 0.9) -> dict[str, Any]:
+    """A task type in shadow behind the replay upstream, learning, with the fast scorer."""
+    return {
+        "task_type": task,
+        "upstream": {"model": "openai/replay", "api_base": replay + "/v1", "timeout_s": 10},
+        "rollout": {"mode": "shadow"},
+        "engine": {"scorer": "embedding", "target_agreement": target, "learn": True},
+    }
+
+
+def ask(client: Any, task: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]]) -> str:
+    """Send one request as an agent of `task` with the openai SDK; the decision's id."""
+    raw = client.chat.completions.with_raw_response.create(
+        model=f"{task}-agent", messages=messages, tools=tools, extra_headers={"X-Shadowswitch-Task": task}
+    )
+    return str(raw.headers["x-shadowswitch-decision-id"])
+
+
 def has_pairs(learning: Any, n: int) -> bool:
     return bool(learning()["pairs"] == n)
 

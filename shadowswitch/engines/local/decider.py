@@ -278,7 +278,8 @@ class Decider:
         asked = with_usual(best.parameters, memory, best.id) if memory else best.parameters
         filled = self.filler.fill(asked, text, partial(self._decode, best, text), rerank)
         if memory is not None:
-            learned_values(filled, best.parameters, memory.constants.get(best.id, {}), memory.version)
+            learned = memory.constants.get(best.id, {})
+            learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments
         reason = filled.abstain_reason  # a required value the conversation does not give
         if reason is None and not is_valid(args, best.parameters):

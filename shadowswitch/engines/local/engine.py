@@ -57,6 +57,11 @@ class ChoiceEngine:
         """The arguments the engine gives `tool`, without ranking (learning's pairs)."""
         return await self.worker.submit(Job(request, policy, memory, tool))
 
+    def region_of(self, name: str) -> str | None:
+        """The city with its state or country, from the tables the engine reads values with
+        (learning's `region` rewrite must say what the engine would write)."""
+        return self.engine.filler.knowledge.region_of(name)
+
     def decide_sync(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
         """For scripts and benchmarks: the same decision on the caller's thread."""
         return self._run([Job(request, policy, memory)])[0]

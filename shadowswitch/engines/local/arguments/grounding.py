@@ -13,6 +13,9 @@ JSON object keyed by `source`:
   in any text, so such a value is not grounded.
 - `enum_choice`: an enum option picked by meaning from a phrase of the text (the phrase's span
   and the `similarity`).
+- `learned_transform`: a value read from the text (`from`, and its span), rewritten the way the
+  agent's upstream writes it (`transform`, a rewrite of `rewrites.py`) by a learned state
+  (`state_version`); `learned`: a learned state's constant (`arguments/learned.py`).
 
 A nested object filled part by part gets the stretch of text its parts came from (else how they
 were found), and its parts' own provenance under `properties`.
@@ -29,6 +32,7 @@ from shadowswitch.engines.local.arguments.extract import numbers
 Source = dict[str, Any]
 Value = tuple[Any, Source]  # a value and where it comes from
 MISSING_PREFIX = "missing_value:"
+GROUNDED = ("text", "decoded", "enum_choice")  # the sources read from the conversation
 
 
 @dataclass

@@ -1,12 +1,15 @@
 """What a task type's learned state adds to a chosen tool's arguments: the parameters the upstream
-always sets made required, and the constants it always sends filled in (provenance `learned`)."""
+always sets made required, the constants it always sends filled in (provenance `learned`), and
+the values it rewrites rewritten (provenance `learned_transform`), from a grounded value only."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from shadowswitch.engines.local.arguments.grounding import Filled
+from shadowswitch.engines.local.arguments.grounding import GROUNDED, Filled
+from shadowswitch.engines.local.arguments.rewrites import RegionOf, rewrite
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.learning.memory import constant_values, transforms_of
 
 if TYPE_CHECKING:
     from shadowswitch.learning.memory import Memory
@@ -15,7 +18,7 @@ if TYPE_CHECKING:
 def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
     """The tool's schema with the parameters the upstream always sets made required (those a
     learned constant supplies excepted): the engine fills them from the text or abstains."""
-    constants = memory.constants.get(tool, {})
+    constants = constant_values(memory.constants.get(tool, {}))
     properties = parameters.get("properties") or {}
     usual = [p for p in memory.usual.get(tool, []) if p in properties and p not in constants]
     required = list(parameters.get("required") or [])
@@ -24,14 +27,35 @@ def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[st
 
 
 def learned_values(
-    filled: Filled, parameters: dict[str, Any], constants: dict[str, Any], version: int
+    filled: Filled,
+    parameters: dict[str, Any],
+    learned: dict[str, Any],
+    version: int,
+    region_of: RegionOf | None = None,
 ) -> None:
-    """Values the upstream set in (nearly) every call of this tool and that were never in the
-    conversation (`memory.learned_constants`), for parameters the text left unfilled, each kept
-    only when the call with it still fits the tool's schema. Provenance `learned`: not invented
-    here, but the agent's own constant, seen in its exemplars."""
+    """The tool's learned values (`memory.learned_constants`) applied to what the text filled.
+
+    A learned transform rewrites a value read from the conversation (`GROUNDED`); one it cannot
+    rewrite, or whose rewrite does not fit the parameter's schema, is taken out and the parameter
+    reported missing (the engine abstains): the upstream writes this parameter otherwise, and the
+    value as read would not agree. A learned constant fills a parameter the text left unfilled,
+    only when the call with it still fits the tool's schema: not invented here, but the agent's
+    own constant, seen in its exemplars (provenance `learned`)."""
     properties = parameters.get("properties") or {}
-    for name, value in constants.items():
+    for name, transform in transforms_of(learned).items():
+        source = filled.sources.get(name, {})
+        if name not in filled.arguments or source.get("source") not in GROUNDED:
+            continue
+        read = filled.arguments[name]
+        value = rewrite(transform, read, region_of)
+        if value is None or not is_valid(value, properties.get(name) or {}):
+            del filled.arguments[name], filled.sources[name]
+            filled.missing.append(name)
+            continue
+        span: dict[str, Any] = {k: source[k] for k in ("start", "end", "text") if k in source}
+        provenance = {"source": "learned_transform", "transform": transform, "state_version": version}
+        filled.put(name, (value, {**provenance, "from": read, **span}))
+    for name, value in constant_values(learned).items():
         if name in filled.arguments or name not in properties:
             continue
         if not is_valid({**filled.arguments, name: value}, {**parameters, "required": []}):
