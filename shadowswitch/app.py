@@ -83,7 +83,13 @@ def create_app(
     exemplars = ExemplarStore(engine, settings.max_exemplars)
     memories = ServedMemories(exemplars)
     learning = Learning(exemplars, memories)
-    learner = BackgroundLearner(exemplars, policies, settings.learn_interval_s, memories.invalidate)
+    learner = BackgroundLearner(
+        exemplars,
+        policies,
+        settings.learn_interval_s,
+        memories.invalidate,
+        lambda run: metrics.learning_runs.labels(run.task_type, run.status).inc(),
+    )
     outcomes = Outcomes(
         Feedback(decisions, policies, recorder),
         breaker,
