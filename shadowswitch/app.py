@@ -81,7 +81,7 @@ def create_app(
         rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
     )
     exemplars = ExemplarStore(engine, settings.max_exemplars)
-    memories = ServedMemories(exemplars)
+    memories = ServedMemories(exemplars, lambda task, v: metrics.learned_version.labels(task).set(v))
     learning = Learning(exemplars, memories)
     learner = BackgroundLearner(
         exemplars,

@@ -99,6 +99,12 @@ class Metrics:
             ["task_type", "outcome"],
             registry=self.registry,
         )
+        self.learned_version = Gauge(
+            "shadowswitch_learned_version",
+            "The learned state version this replica serves, by task type (0: none, the prior)",
+            ["task_type"],
+            registry=self.registry,
+        )
         self._outage_metrics()
 
     def _outage_metrics(self) -> None:

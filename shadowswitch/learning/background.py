@@ -49,6 +49,17 @@ class Run:
     started: float
     seconds: float
     status: str
+    version: int | None = None  # the version it promoted
+
+
+def describe(run: Run) -> str:
+    if run.version is not None:
+        return f"{run.status} version {run.version}"
+    if run.status == LOCKED:
+        return "skipped: another trainer holds its lock"
+    if run.status == ALREADY_JUDGED:
+        return "skipped: no new pairs since the last judged run"
+    return run.status
 
 
 class BackgroundLearner:
@@ -95,6 +106,16 @@ class BackgroundLearner:
                 return
             self.round()
 
+    def follow(self, before: Callable[[], None] | None = None) -> None:
+        """Rounds on the calling thread, the first at once, until `stop()` (`learn --follow`);
+        `before` runs ahead of each (re-reading the policies)."""
+        while not self._stop.is_set():
+            if before:
+                before()
+            self.round()
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+
     def round(self) -> None:
         for task, policy in self.policies.policies.items():
             if self._stop.is_set():
@@ -127,10 +148,10 @@ class BackgroundLearner:
                     result = learn(self.store, task, engine, actor=self.actor)
                 finally:
                     self.busy.clear()
-        run = Run(task, started, time.monotonic() - started, str(result.get("status")))
+        seconds = time.monotonic() - started
+        run = Run(task, started, seconds, str(result.get("status")), result.get("version"))
         self.runs.append(run)
         if self.on_run:
             self.on_run(run)
-        version = f" version {result['version']}" if "version" in result else ""
-        log.info("learning %s: %s%s by %s in %.1f s", task, run.status, version, self.actor, run.seconds)
+        log.info("learning %s: %s by %s in %.1f s", task, describe(run), self.actor, run.seconds)
         return result
