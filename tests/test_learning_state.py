@@ -173,5 +173,9 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
     shown = runner.invoke(app, ["learn", "status", "support", "--json", "--db", db_url])
     (status,) = json.loads(shown.output)
     assert status["served_version"] == 1 and status["pairs"] == 80 and len(status["curve"]) > 10
+    (version,) = status["versions"]
+    assert version["learned_from"] and version["held_out"]["pairs"] and version["live"]["decisions"] == 0
+    table = runner.invoke(app, ["learn", "status", "support", "--db", db_url])
+    assert "versions: support" in table.output and str(version["learned_from"]) in table.output
     back = runner.invoke(app, ["learn", "rollback", "support", "--json", "--db", db_url])
     assert json.loads(back.output)["served_version"] == 0
