@@ -37,17 +37,17 @@ def test_two_followers_learn_once_and_stop_on_sigterm(pg_url: str, tmp_path: Pat
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
     trainers = [trainer(pg_url, policies, log) for log in logs]  # both race for the first round
     try:
-        eventually(lambda: store.served("support") is not None, timeout_s=60, interval_s=0.1)
+        eventually(lambda: store.served("support") is not None, timeout_s=300, interval_s=0.1)
         promoted = store.served("support")
         assert promoted is not None and promoted.version == 1
         for log in logs:  # each has done a round since: the other one skipped it
-            eventually(lambda log=log: "learning support:" in log.read_text(), timeout_s=60, interval_s=0.1)
+            eventually(lambda log=log: "learning support:" in log.read_text(), timeout_s=300, interval_s=0.1)
         text = "".join(log.read_text() for log in logs)
         assert text.count("learning support: promoted version 1") == 1, text
         assert "skipped" in text, text
         for process in trainers:
             process.send_signal(signal.SIGTERM)
-            assert process.wait(20) == 0
+            assert process.wait(120) == 0  # after the run under way, on a busy machine
     finally:
         for process in trainers:
             if process.poll() is None:

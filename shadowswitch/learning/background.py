@@ -93,7 +93,9 @@ class BackgroundLearner:
         self._wake.set()
 
     def wake(self) -> None:
-        """A round now rather than at the end of the interval."""
+        """A round now rather than at the end of the interval, looking at every task type (the
+        lock and the audit still keep it from learning what another trainer has judged)."""
+        self._seen.clear()
         self._wake.set()
 
     def _run(self) -> None:
