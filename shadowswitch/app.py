@@ -83,9 +83,15 @@ def create_app(
         rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
     )
     exemplars = ExemplarStore(engine, settings.max_exemplars)
-    memories = ServedMemories(exemplars)
+    memories = ServedMemories(exemplars, lambda task, v: metrics.learned_version.labels(task).set(v))
     learning = Learning(exemplars, memories)
-    learner = BackgroundLearner(exemplars, policies, settings.learn_interval_s, memories.invalidate)
+    learner = BackgroundLearner(
+        exemplars,
+        policies,
+        settings.learn_interval_s,
+        memories.invalidate,
+        lambda run: metrics.learning_runs.labels(run.task_type, run.status).inc(),
+    )
     outcomes = Outcomes(
         Feedback(decisions, policies, recorder),
         breaker,

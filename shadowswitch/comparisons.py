@@ -40,7 +40,8 @@ class Comparisons:
             message = local_message(choice, ctx.request.legacy_functions)
             shadow["valid"] = check_answer(ctx.request, message, allowed_actions(policy)).valid
             agreement = self.pair(ctx, message, served)
-        self.pipeline.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
+        fields = {"shadow": shadow, "agreement": agreement, "state_version": choice.trace.memory_version}
+        self.pipeline.recorder.update(ctx.decision.id, **fields)
         if agreement is False and policy.breaker.count_disagreement:
             await self.pipeline._outcome(policy, ctx.decision.id, "disagree")
 

@@ -99,6 +99,18 @@ class Metrics:
             ["task_type"],
             registry=self.registry,
         )
+        self.learning_runs = Counter(
+            "shadowswitch_learning_runs",
+            "Learning runs of this replica's learner, by outcome (locked, already_judged: skipped)",
+            ["task_type", "outcome"],
+            registry=self.registry,
+        )
+        self.learned_version = Gauge(
+            "shadowswitch_learned_version",
+            "The learned state version this replica serves, by task type (0: none, the prior)",
+            ["task_type"],
+            registry=self.registry,
+        )
         self._outage_metrics()
 
     def _outage_metrics(self) -> None:

@@ -16,58 +16,13 @@ from shadowswitch.learning.memory import learned_constants
 from shadowswitch.policy.models import Engine
 from shadowswitch.store import db
 from shadowswitch.store.exemplars import ExemplarStore
-from shadowswitch.store.tables import Exemplar
-
-TOOLS = ("lookup_order", "escalate_order", "__no_tool__")
-DIM = 32
-
-
-def centres(seed: int = 0) -> np.ndarray[Any, Any]:
-    rng = np.random.default_rng(seed)
-    c = rng.normal(size=(len(TOOLS), DIM))
-    return c / np.linalg.norm(c, axis=1, keepdims=True)
-
-
-def vector(kind: int, rng: np.random.Generator) -> np.ndarray[Any, Any]:
-    v = centres()[kind] + rng.normal(scale=0.08, size=DIM)
-    return (v / np.linalg.norm(v)).astype(np.float32)
-
-
-def zero_shot(rng: np.random.Generator) -> dict[str, float]:
-    """The zero-shot ranking of these requests: unsure, and mostly wrong (lookup first)."""
-    raw = {"lookup_order": 0.5 + rng.uniform(0, 0.2), "escalate_order": 0.2, "__no_tool__": 0.2}
-    total = sum(raw.values())
-    return {k: v / total for k, v in raw.items()}
-
-
-def exemplar(kind: int, label: str, rng: np.random.Generator, i: int) -> Exemplar:
-    return Exemplar(
-        task_type="support",
-        decision_id=f"d{i:030d}",
-        encoder="test-encoder",
-        vector=vector(kind, rng).tobytes(),
-        label=label,
-        tools_key="k",
-        zero_shot=zero_shot(rng),
-        local_tool="lookup_order",
-        args_status="agree" if label == "lookup_order" else "unknown",
-        arguments={"units": {"type": "str", "in_text": False, "value": "metric"}}
-        if label != TOOLS[2]
-        else None,
-    )
+from tests.support.exemplars import TOOLS, add, vector, zero_shot
 
 
 @pytest.fixture
 def store(db_url: str) -> ExemplarStore:
     db.upgrade(db_url)
     return ExemplarStore(db.make_engine(db_url))
-
-
-def add(store: ExemplarStore, n: int, rng: np.random.Generator, start: int, poisoned: bool = False) -> None:
-    for i in range(start, start + n):
-        kind = i % len(TOOLS)
-        label = TOOLS[rng.integers(len(TOOLS))] if poisoned else TOOLS[kind]
-        store.add(exemplar(kind, label, rng, i))
 
 
 def test_thresholds_are_the_loosest_meeting_the_target() -> None:
@@ -218,5 +173,9 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
     shown = runner.invoke(app, ["learn", "status", "support", "--json", "--db", db_url])
     (status,) = json.loads(shown.output)
     assert status["served_version"] == 1 and status["pairs"] == 80 and len(status["curve"]) > 10
+    (version,) = status["versions"]
+    assert version["learned_from"] and version["held_out"]["pairs"] and version["live"]["decisions"] == 0
+    table = runner.invoke(app, ["learn", "status", "support", "--db", db_url])
+    assert "versions: support" in table.output and str(version["learned_from"]) in table.output
     back = runner.invoke(app, ["learn", "rollback", "support", "--json", "--db", db_url])
     assert json.loads(back.output)["served_version"] == 0

@@ -49,6 +49,7 @@ def apply_choice(decision: Decision, choice: Choice) -> None:
     decision.abstain_reason = choice.abstain_reason
     decision.candidates = [asdict(c) for c in choice.trace.candidates]
     decision.timings_ms = {k: round(v, 3) for k, v in choice.trace.timings_ms.items()}
+    decision.state_version = choice.trace.memory_version
 
 
 def apply_validity(decision: Decision, validity: Validity) -> None:

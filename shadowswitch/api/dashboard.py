@@ -24,6 +24,7 @@ from shadowswitch.access.roles import AdminToken, match_admin
 from shadowswitch.access.session import make_session, read_session
 from shadowswitch.analysis.report import build_report, rollout_modes
 from shadowswitch.api.deps import AppState, StateDep
+from shadowswitch.api.learning import learning_status
 from shadowswitch.api.responses import RolloutOut
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
@@ -155,7 +156,11 @@ async def _task_data(state: AppState, task: str) -> dict[str, Any]:
     since, until = datetime.fromisoformat(report["since"]), datetime.fromisoformat(report["until"])
     events = await anyio.to_thread.run_sync(lambda: state.rollouts.audit(task, limit=200))
     entry = report["task_types"][0] if report["task_types"] else None
+    learned = None
+    if task in state.policies.policies and state.learning is not None:
+        learned = (await learning_status(state, task)).model_dump(mode="json")
     return {
+        "learning": learned,
         "entry": entry,
         "rollout": rollouts.get(task),
         "series": series.time_series(rows, since, until),

@@ -32,5 +32,5 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     built = build_report(rows, until - window, until, rollout_modes(rollouts), ramps)
     for entry in built["task_types"]:  # per-task-type learning, as GET /learning/{task} shows it
         if entry.get("task_type") in state.policies.policies and state.learning is not None:
-            entry["learning"] = await learning_status(state, entry["task_type"])
+            entry["learning"] = (await learning_status(state, entry["task_type"])).model_dump(mode="json")
     return built

@@ -145,3 +145,82 @@ class PolicyReload(BaseModel):
 def _ramp(row: Rollout) -> RampOut | None:
     data = ramp_json(row)
     return RampOut.model_validate(data) if data is not None else None
+
+
+# -- learning ------------------------------------------------------------------------------
+
+
+class Thresholds(BaseModel):
+    min_confidence: float
+    min_margin: float
+    memory_weight: float
+    source: str  # learned | policy
+
+
+class Point(BaseModel):
+    """Agreement and coverage of a state on recent pairs, each decided without its own exemplar."""
+
+    pairs: int
+    agreement: float | None
+    coverage: float | None
+
+
+class CurvePoint(BaseModel):
+    threshold: float
+    served: int
+    agreement: float | None
+    coverage: float
+
+
+class HeldOut(BaseModel):
+    """The challenger's figures on the held-out pairs that promoted it."""
+
+    pairs: int | None
+    agreement: float | None
+    coverage: float | None
+
+
+class Live(BaseModel):
+    """The local engine's decisions under a version since: answered (coverage) and agreed with
+    the upstream's whole call where both answered (agreement)."""
+
+    decisions: int
+    answered: int
+    compared: int
+    agreed: int
+    coverage: float | None
+    agreement: float | None
+
+
+class StateVersion(BaseModel):
+    version: int
+    status: str  # served | rolled_back
+    created_at: str  # when it was promoted
+    exemplar_max_id: int
+    memory_weight: float
+    min_confidence: float
+    head_sha256: str | None
+    learned_from: int | None  # pairs it learned from (None: promoted before this was recorded)
+    held_out: HeldOut | None
+    live: Live
+
+
+class LearningStatus(BaseModel):
+    """What a task type's learning has collected and serves, and every version's figures."""
+
+    task_type: str
+    pairs: int
+    excluded: int
+    served_version: int
+    thresholds: Thresholds
+    target_agreement: float
+    learn: bool
+    recent: Point
+    curve: list[CurvePoint]
+    versions: list[StateVersion]
+    prior: Live  # decisions made under no learned state
+
+
+class LearnerWoken(BaseModel):
+    learner: str  # the replica's trainer name, as the audit shows it: learner:<host>:<pid>
+    by: str

@@ -14,16 +14,29 @@ from shadowswitch.cli.common import DbOpt, console, err, open_stores, settings_f
 
 
 def learn_command(
-    what: Annotated[str, typer.Argument(help="TASK, or `rollback` / `status`")],
+    what: Annotated[str | None, typer.Argument(help="TASK, or `rollback` / `status`")] = None,
     task: Annotated[str | None, typer.Argument(help="Task type (after rollback / status)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge a challenger, change nothing")] = False,
+    follow: Annotated[
+        bool, typer.Option("--follow", help="Be the deployment's trainer: learn every task type, in rounds")
+    ] = False,
+    interval: Annotated[float, typer.Option(help="Seconds between rounds (--follow)", min=0.1)] = 60.0,
     policies: Annotated[Path | None, typer.Option(help="Policy directory [default ./policies]")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The figures as JSON")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Learn from a task type's pairs: learn TASK [--dry-run] | rollback TASK | status [TASK]."""
+    """Learn from a task type's pairs: learn TASK [--dry-run] | rollback TASK | status [TASK] |
+    --follow [--interval S]."""
     from shadowswitch.learning import challenger
 
+    if follow:
+        from shadowswitch.cli.follow import follow as follow_rounds
+
+        follow_rounds(db, policies, interval)
+        return
+    if what is None:
+        err.print("error: name a task type, `status` or `rollback TASK`, or give --follow")
+        raise typer.Exit(2)
     store, engines = learning_stores(db, policies)
     if what == "status":
         tasks = [task] if task else sorted(engines)
@@ -32,6 +45,7 @@ def learn_command(
             console.print_json(json.dumps(shown))
         for entry in [] if as_json else shown:
             console.print(_learning_table(entry))
+            console.print(versions_table(entry))
         return
     if what == "rollback":
         if not task:
@@ -39,7 +53,7 @@ def learn_command(
             raise typer.Exit(2)
         result = challenger.rollback(store, task, actor=f"cli:{getpass.getuser()}")
     else:
-        result = _learn_with_progress(store, what, engines.get(what) or _engine_defaults(), dry_run)
+        result = _learn_locked(store, what, engines.get(what) or _engine_defaults(), dry_run)
     if as_json:
         console.print_json(json.dumps(result))
     else:
@@ -64,6 +78,18 @@ def _engine_defaults() -> Any:
     from shadowswitch.policy.models import Engine
 
     return Engine()
+
+
+def _learn_locked(store: Any, task: str, engine: Any, dry_run: bool) -> dict[str, Any]:
+    """One run, holding the task type's trainer lock as the replicas' learners do (a dry run too:
+    it would judge what the trainer is changing)."""
+    from shadowswitch.store.locks import try_lock
+
+    with try_lock(store.engine, f"learn:{task}") as held:
+        if not held:
+            err.print(f"error: another trainer is learning {task} now; try again when it is done")
+            raise typer.Exit(1)
+        return _learn_with_progress(store, task, engine, dry_run)
 
 
 def _learn_with_progress(store: Any, task: str, engine: Any, dry_run: bool) -> dict[str, Any]:
@@ -110,6 +136,33 @@ def _learning_table(entry: dict[str, Any]) -> Table:
         _num_or_dash(recent["coverage"]),
     )
     return table
+
+
+def versions_table(entry: dict[str, Any]) -> Table:
+    """Each learned version: when promoted, what it learned from, its held-out figures at promotion,
+    and the live ones of the decisions made under it (`prior`: under none)."""
+    table = Table(title=f"versions: {entry['task_type']} (held-out and live: agreement / coverage)")
+    for column in ("version", "status", "promoted", "learned from", "held-out", "decisions", "live"):
+        table.add_column(column)
+    prior = entry["prior"]
+    table.add_row("0", "prior", "–", "–", "–", str(prior["decisions"]), _pair(prior))
+    for v in entry["versions"]:
+        held = v["held_out"] or {"agreement": None, "coverage": None}
+        learned = v["learned_from"]
+        table.add_row(
+            str(v["version"]),
+            v["status"],
+            v["created_at"][:19],
+            "–" if learned is None else str(learned),
+            _pair(held),
+            str(v["live"]["decisions"]),
+            _pair(v["live"]),
+        )
+    return table
+
+
+def _pair(figures: dict[str, Any]) -> str:
+    return f"{_num_or_dash(figures['agreement'])} / {_num_or_dash(figures['coverage'])}"
 
 
 def _num_or_dash(value: float | None) -> str:

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from shadowswitch.cli.common import DbOpt, console, open_stores, parse_age
-from shadowswitch.cli.learning import learning_stores
+from shadowswitch.cli.learning import learning_stores, versions_table
 
 
 def report(
@@ -30,8 +30,8 @@ def report(
     known = rollouts.list()
     ramps = ramp_statuses(RampStore(rollouts.engine), known)
     result = build_report(rows, until - window, until, rollout_modes(known), ramps)
+    _add_learning(result, db)
     if as_json:
-        _add_learning(result, db)
         print(json.dumps(result, indent=2))
         return
     if not result["task_types"]:
@@ -39,6 +39,8 @@ def report(
     for entry in result["task_types"]:
         console.print(report_table(entry))
         console.print(verdict_line(entry))
+        if entry.get("learning", {}).get("versions"):  # a task type that has learned: per version
+            console.print(versions_table(entry["learning"]))
     if any(k["key"] for k in result["keys"]):
         console.print(keys_table(result["keys"]))
 

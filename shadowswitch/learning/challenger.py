@@ -35,6 +35,7 @@ from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curv
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import floor_for, learned_constants
 from shadowswitch.learning.transforms import transform_names
+from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
 from shadowswitch.store.tables import EngineState, Exemplar
@@ -257,6 +258,7 @@ def _record(
     result: dict[str, Any],
 ) -> None:
     figures = {k: result[k] for k in ("pairs", "served_version", "fitted", "evaluation", "transforms")}
+    figures["learned_from"] = len(train)
     if verdict["promote"]:
         head = fitted.head.to_bytes() if fitted.head else None
         state = EngineState(
@@ -316,7 +318,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         "learn": policy.learn,
         "recent": {"pairs": len(recent), "agreement": None, "coverage": None},
         "curve": [],
-        "versions": [_state_json(s) for s in store.states(task)],
+        **versions(store, task),
     }
     if recent:
         outcomes = judge(spec, recent, args_rate(pairs))[0]
@@ -324,15 +326,3 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         out["recent"] = {"pairs": len(recent), "agreement": point["agreement"], "coverage": point["coverage"]}
         out["curve"] = curve(outcomes)
     return out
-
-
-def _state_json(state: EngineState) -> dict[str, Any]:
-    return {
-        "version": state.version,
-        "status": state.status,
-        "created_at": state.created_at.isoformat(),
-        "exemplar_max_id": state.exemplar_max_id,
-        "memory_weight": state.memory_weight,
-        "min_confidence": state.min_confidence,
-        "head_sha256": state.head_sha256,
-    }

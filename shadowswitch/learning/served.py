@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 import anyio
 import numpy as np
@@ -29,8 +30,9 @@ RELOAD_S = 30.0
 
 
 class ServedMemories:
-    def __init__(self, store: ExemplarStore):
+    def __init__(self, store: ExemplarStore, on_version: Callable[[str, int], None] | None = None):
         self.store = store
+        self.on_version = on_version  # a task type's served version changed here (0: the prior)
         self.memories: dict[str, Memory] = {}
         self._loaded_at: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
@@ -46,6 +48,8 @@ class ServedMemories:
         versions = self.store.served_versions()
         for task in set(self.memories) - set(versions):
             del self.memories[task]  # rolled back to the prior
+            if self.on_version:
+                self.on_version(task, 0)
         now = time.monotonic()
         for task, version in versions.items():
             held = self.memories.get(task)
@@ -54,6 +58,8 @@ class ServedMemories:
                 memory = self.load(task)
                 if memory is not None:
                     self.memories[task] = memory
+                    if self.on_version and (held is None or held.version != memory.version):
+                        self.on_version(task, memory.version)
                 self._loaded_at[task] = now
 
     def load(self, task: str) -> Memory | None:

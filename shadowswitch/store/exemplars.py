@@ -6,13 +6,15 @@ import builtins
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, update
+from sqlalchemy import Engine, case, delete, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from shadowswitch.store.tables import AuditEvent, EngineState, Exemplar, utcnow
+from shadowswitch.store.tables import AuditEvent, Decision, EngineState, Exemplar, utcnow
 
 SERVED = "served"
 ROLLED_BACK = "rolled_back"
+JUDGED = ("learn_promote", "learn_reject", "learn_rollback")  # audit kinds of learning runs
 
 
 class ExemplarStore:
@@ -80,6 +82,22 @@ class ExemplarStore:
         found = {bool(excluded): int(n) for excluded, n in rows}
         return {"usable": found.get(False, 0), "excluded": found.get(True, 0)}
 
+    def new_since_judged(self, task_type: str) -> int:
+        """Usable pairs stored since the task type's last judged run or rollback, by anyone (every
+        replica and the CLI record those as audit events): what says a new run is worth it."""
+        with Session(self.engine) as session:
+            last = session.exec(
+                select(func.max(AuditEvent.at)).where(
+                    AuditEvent.task_type == task_type, col(AuditEvent.kind).in_(JUDGED)
+                )
+            ).one()
+            query = select(func.count()).where(
+                Exemplar.task_type == task_type, col(Exemplar.excluded).is_(False)
+            )
+            if last is not None:
+                query = query.where(col(Exemplar.created_at) > last)
+            return int(session.exec(query).one())
+
     def prune(self, before: datetime) -> int:
         with Session(self.engine) as session:
             result = session.execute(delete(Exemplar).where(col(Exemplar.created_at) < before))
@@ -142,6 +160,27 @@ class ExemplarStore:
             session.add(event)
             session.commit()
             return current
+
+    def live_by_version(self, task_type: str) -> dict[int, dict[str, int]]:
+        """Per state version, the task type's decisions the local engine made under it: how many,
+        how many it answered (did not abstain), and of those compared with the upstream's, how
+        many agreed on the whole call."""
+        answered = col(Decision.abstain_reason).is_(None)
+        compared = answered & col(Decision.agreement).is_not(None)
+        with Session(self.engine) as session:
+            rows = session.execute(  # five columns: sqlmodel's `select` types at most four
+                sa_select(
+                    col(Decision.state_version),
+                    func.count(),
+                    func.sum(case((answered, 1), else_=0)),
+                    func.sum(case((compared, 1), else_=0)),
+                    func.sum(case((compared & col(Decision.agreement).is_(True), 1), else_=0)),
+                )
+                .where(col(Decision.task_type) == task_type, col(Decision.state_version).is_not(None))
+                .group_by(col(Decision.state_version))
+            ).all()
+        keys = ("decisions", "answered", "compared", "agreed")
+        return {int(v or 0): {k: int(n or 0) for k, n in zip(keys, c, strict=True)} for v, *c in rows}
 
     def audit(self, event: AuditEvent) -> None:
         with Session(self.engine) as session:

@@ -50,6 +50,8 @@ class Decision(SQLModel, table=True):
     timings_ms: Any = Field(default=None, sa_column=Column(JSON))
     shadow: Any = Field(default=None, sa_column=Column(JSON))  # the other path, when both ran
     agreement: bool | None = None
+    # the learned engine state the local engine decided under (0: none, None: it did not decide)
+    state_version: int | None = None
     prompt: str | None = Field(default=None, sa_column=Column(Text))  # only with store_prompts, capped
     key_name: str | None = Field(default=None, max_length=64, index=True)  # the agent key's name, not the key
 

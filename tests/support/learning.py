@@ -1,4 +1,5 @@
-"""What the learning tests share: the admin token, a replay upstream, the `learn` CLI, checks."""
+"""What the learning tests share: the admin token, the support agent's shadow stream (its tools, its
+requests and how its large model answers them), the `learn` CLI, checks."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import openai
 
 TOKEN = "learn-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -55,3 +58,80 @@ def agrees(decision: dict[str, Any], want: dict[str, Any]) -> bool:
     if "content" in want:
         return bool(decision["chosen"] == "__no_tool__")
     return bool(decision["chosen"] == want["name"] and decision["arguments"] == want["arguments"])
+
+
+def tool(name: str, description: str, priority: bool = False) -> dict[str, Any]:
+    properties: dict[str, Any] = {"order_id": {"type": "string", "description": "Order id like AB123456"}}
+    if priority:
+        properties["priority"] = {"type": "string", "enum": ["normal", "urgent"]}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": ["order_id"]},
+        },
+    }
+
+
+TOOLS = [
+    tool("lookup_order", "Look up the status of an order"),
+    tool("escalate_order", "Hand an order over to a human agent", priority=True),
+    tool("refund_order", "Refund an order"),
+]
+# The agent's own conventions, which the tools' descriptions do not tell: an angry customer is
+# escalated (always "urgent"), a question about an order is looked up, and refunds are refused in
+# text, never with the refund tool.
+KINDS = {
+    "escalate": [
+        "This is ridiculous, order {id} still has not arrived!",
+        "I am furious, where on earth is {id}?",
+        "Unacceptable. {id} was promised last week and nothing came.",
+        "I have waited forever for {id}, this is a disgrace!",
+        "Worst service ever, my order {id} is lost again!",
+        "Seriously?! {id} is late for the third time!",
+    ],
+    "lookup": [
+        "where is my order {id}",
+        "has {id} shipped yet?",
+        "can you check the status of {id}",
+        "when will order {id} arrive?",
+        "what is the delivery status for {id}",
+        "is {id} on its way?",
+    ],
+    "refuse": [
+        "please refund order {id}",
+        "I want my money back for {id}",
+        "can you refund {id} for me?",
+        "refund {id} now please",
+        "give me a refund on order {id}",
+        "I would like a refund for {id}",
+    ],
+}
+
+
+def expected(kind: str, order: str) -> dict[str, Any]:
+    if kind == "escalate":
+        return {"name": "escalate_order", "arguments": {"order_id": order, "priority": "urgent"}}
+    if kind == "lookup":
+        return {"name": "lookup_order", "arguments": {"order_id": order}}
+    return {"content": "I am sorry, refunds are handled by our shop directly."}
+
+
+def requests(templates: range, orders: range) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for n in orders:
+        for kind, texts in KINDS.items():
+            order = f"AB{100000 + n * 7919 % 900000:06d}"
+            out.append((texts[templates[n % len(templates)]].format(id=order), expected(kind, order)))
+    return out
+
+
+def policy(replay: str) -> dict[str, Any]:
+    """The support agent's task type in shadow, learning."""
+    return shadow_policy("support", replay)
+
+
+def ask_support(client: openai.OpenAI, text: str) -> str:
+    """One request of the support agent's stream; the decision's id."""
+    return ask(client, "support", TOOLS, [{"role": "user", "content": text}])
