@@ -25,6 +25,8 @@ from tests.support.proxies import Proxies
 from tests.support.servers import running
 from tests.support.upstreams import create_replay_upstream, scripted_upstream
 
+pytest_plugins = ["tests.support.cputime"]  # --cpu-durations=N
+
 # The suite is the same every run (a red CI means a regression); `shadowswitch bench fuzz`
 # explores with fresh random cases.
 hypothesis_settings.register_profile("suite", derandomize=True)

@@ -10,28 +10,30 @@ from typing import Any
 
 import anyio
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 
 from shadowswitch.access.gate import Caller
 from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
-from shadowswitch.api.responses import AuditEventOut, ListedRollout, PolicyReload, RolloutOut
+from shadowswitch.api.responses import AuditEventOut, DecisionOut, ListedRollout, PolicyReload, RolloutOut
 from shadowswitch.api.schemas import FeedbackRequest, RampCommand, RolloutChange, parse_json, validated
 from shadowswitch.errors import Forbidden, NotFound, PolicyError, Unprocessable
-from shadowswitch.store.tables import Decision, Rollout
+from shadowswitch.store.tables import Rollout
 
 router = APIRouter(prefix="/v1/shadowswitch")
 
 
-@router.get("/decisions/{decision_id}", dependencies=READER)
-async def get_decision(decision_id: str, state: StateDep) -> dict[str, Any]:
+# json.dumps writes the body, as before these had a model: its number format (1e-05, not 0.00001)
+@router.get("/decisions/{decision_id}", dependencies=READER, response_class=JSONResponse)
+async def get_decision(decision_id: str, state: StateDep) -> DecisionOut:
     await state.recorder.flush()
     row = await anyio.to_thread.run_sync(state.decisions.get, decision_id)
     if row is None:
         raise NotFound(f"no decision {decision_id!r}", param="decision_id")
-    return decision_json(row)
+    return DecisionOut.of(row)
 
 
-@router.post("/feedback")
-async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
+@router.post("/feedback", response_class=JSONResponse)
+async def feedback(request: Request, state: StateDep) -> DecisionOut:
     """From the agent key a decision was made under, or an operator; anyone while no keys are in force."""
     caller = await state.gate.agent(request.headers, admin_may=True)
     body = validated(FeedbackRequest, parse_json(await request.body(), 64 * 1024))
@@ -41,7 +43,7 @@ async def feedback(request: Request, state: StateDep) -> dict[str, Any]:
     row = await state.outcomes.explicit(body.decision_id, body.success, body.reason)
     if row is None:
         raise NotFound(f"no decision {body.decision_id!r}", param="decision_id")
-    return decision_json(row)
+    return DecisionOut.of(row)
 
 
 async def _check_owner(state: AppState, caller: Caller, decision_id: str) -> None:
@@ -131,9 +133,3 @@ class PoliciesRefused(Unprocessable):
         body = super().body()
         body["error"]["problems"] = self.problems
         return body
-
-
-def decision_json(row: Decision) -> dict[str, Any]:
-    data = row.model_dump(mode="json")
-    data.pop("sticky_hash", None)
-    return data

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from shadowswitch.api.deps import AgentDep, AppState, StateDep
+from shadowswitch.api.responses import ModelCard, ModelList
 from shadowswitch.api.schemas import ChatRequest, check_chat, openapi_body, parse_json, validated
 from shadowswitch.exchange import Incoming, Reply
 from shadowswitch.request import ChatView
@@ -41,11 +40,11 @@ def _response(reply: Reply) -> Response:
 
 
 @router.get("/v1/models")
-async def list_models(state: StateDep) -> dict[str, Any]:
-    return {"object": "list", "data": _models(state)}
+async def list_models(state: StateDep) -> ModelList:
+    return ModelList(data=_models(state))
 
 
-def _models(state: AppState) -> list[dict[str, Any]]:
+def _models(state: AppState) -> list[ModelCard]:
     names: dict[str, str] = {}
     for policy in state.policies.policies.values():
         for name in (policy.match.model, policy.upstream.model):
@@ -53,7 +52,4 @@ def _models(state: AppState) -> list[dict[str, Any]]:
                 names.setdefault(name, policy.task_type)
     if state.policies.defaults.upstream.model:
         names.setdefault(state.policies.defaults.upstream.model, "unclassified")
-    return [
-        {"id": name, "object": "model", "created": 0, "owned_by": f"shadowswitch:{task}"}
-        for name, task in sorted(names.items())
-    ]
+    return [ModelCard(id=name, owned_by=f"shadowswitch:{task}") for name, task in sorted(names.items())]

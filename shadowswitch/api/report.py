@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse
 
 from shadowswitch.analysis.report import build_report, rollout_modes
 from shadowswitch.api.deps import READER, StateDep
 from shadowswitch.api.learning import learning_status
+from shadowswitch.api.report_body import Report
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
 from shadowswitch.rollouts.store.ramps import ramp_statuses
@@ -18,8 +18,10 @@ from shadowswitch.store.tables import utcnow
 router = APIRouter(prefix="/v1/shadowswitch")
 
 
-@router.get("/report", dependencies=READER)
-async def report(state: StateDep, task: str | None = None, since: str = "24h") -> dict[str, Any]:
+# json.dumps writes the body, as before it had a model: its number format (1e-05, not 0.00001);
+# unset: a task type's `learning` is absent when the proxy does not learn it
+@router.get("/report", dependencies=READER, response_class=JSONResponse, response_model_exclude_unset=True)
+async def report(state: StateDep, task: str | None = None, since: str = "24h") -> Report:
     try:
         window = parse_since(since)
     except ValueError as exc:
@@ -33,4 +35,4 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     for entry in built["task_types"]:  # per-task-type learning, as GET /learning/{task} shows it
         if entry.get("task_type") in state.policies.policies and state.learning is not None:
             entry["learning"] = (await learning_status(state, entry["task_type"])).model_dump(mode="json")
-    return built
+    return Report.model_validate(built)

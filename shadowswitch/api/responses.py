@@ -6,7 +6,8 @@ The JSON is what the routes returned as plain dicts before: same keys, in the sa
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -15,7 +16,7 @@ from shadowswitch.rollouts.states import RampState
 from shadowswitch.rollouts.store.ramp_state import ramp_json
 from shadowswitch.rollouts.store.ramps import RampStore
 from shadowswitch.rollouts.store.rollouts import iso, read_breaker
-from shadowswitch.store.tables import AuditEvent, Rollout
+from shadowswitch.store.tables import AuditEvent, Decision, Rollout
 
 
 class Setting(BaseModel):
@@ -140,6 +141,61 @@ class PolicyReload(BaseModel):
             audit=[AuditEventOut.of(e) for e in done.audit],
             loading_models=done.loading,
         )
+
+
+class DecisionOut(BaseModel):
+    """One decision as recorded: every column of the row but `sticky_hash` (a routing detail)."""
+
+    id: str
+    created_at: datetime
+    task_type: str
+    path: str
+    route: str
+    mode: str
+    conversation_hash: str | None
+    stream: bool
+    model: str | None
+    upstream_model: str | None
+    status_code: int
+    latency_ms: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    valid: bool | None
+    invalid_reason: str | None
+    error: str | None
+    success: bool | None
+    feedback_reason: str | None
+    chosen: str | None
+    arguments: Any
+    argument_sources: Any
+    confidence: float | None
+    margin: float | None
+    abstain_reason: str | None
+    candidates: Any
+    timings_ms: Any
+    shadow: Any
+    agreement: bool | None
+    state_version: int | None
+    prompt: str | None
+    key_name: str | None
+
+    @classmethod
+    def of(cls, row: Decision) -> DecisionOut:
+        return cls.model_validate(row, from_attributes=True)
+
+
+class ModelCard(BaseModel):
+    """A model name an agent may ask for, and the task type it leads to (OpenAI's shape)."""
+
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str  # shadowswitch:<task type>
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
 
 
 def _ramp(row: Rollout) -> RampOut | None:
