@@ -11,12 +11,21 @@ from typing import Any
 import psycopg
 import pytest
 
+from shadowswitch.engines.local.runtime.models import native_bf16
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # One torch thread per test process: `make test` runs its two passes side by side on the machine's
 # cores, and the tests' tensors are small (a calibration fit took 2.6 times the CPU with two
 # threads). Set before any test module imports torch; served processes set their own.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The embedded models' dtype decided once for the whole run, as models.fastest_dtype picks it on a CPU
+# with bfloat16 units: its timing probe costs about 17 s of CPU in every process that loads the
+# models (a load and a first pass: 25 s with the probe, 8 s without), and the suite starts dozens.
+# The probe itself is tested in tests/engine/test_runtime.py.
+if native_bf16():
+    os.environ.setdefault("SHADOWSWITCH_LM_DTYPE", "bfloat16")
+    os.environ.setdefault("SHADOWSWITCH_ENCODER_DTYPE", "bfloat16")
 
 from hypothesis import settings as hypothesis_settings
 
