@@ -418,6 +418,16 @@ def _encoder(workdir: Path) -> str:
     return ExemplarStore(db.make_engine(f"sqlite:///{workdir / 'bench.db'}")).newest_encoder(TASK) or ""
 
 
+def keep_database(source: Path, target: Path) -> None:
+    """A consistent copy of the run's SQLite database, the writes still in its WAL included (a file
+    copy of `bench.db` alone missed the served states and the newest pairs)."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
 Proxy = Callable[[Path], AbstractContextManager[str]]  # workdir → a running proxy's base URL
 
 
@@ -435,7 +445,6 @@ def run_learning(
     proxy: Proxy = serve_proxy,
 ) -> dict[str, Any]:
     import os
-    import shutil
     import tempfile
     from unittest.mock import patch
 
@@ -501,7 +510,7 @@ def run_learning(
                     break  # the stream is spent: the later checkpoints would repeat this one
         keep = os.environ.get("SHADOWSWITCH_BENCH_KEEP_DB")
         if keep:  # the pairs, for an offline side-by-side of learners (research/learning_offline.py)
-            shutil.copyfile(workdir / "bench.db", keep)
+            keep_database(workdir / "bench.db", Path(keep))
         if timings:
             results["learn_1000_pairs"] = learn_time(workdir)
             results["choice_with_10000_exemplars"] = choice_with_memory()
