@@ -164,21 +164,50 @@ class Bench:
         change = {"mode": mode, "percent": 100 if mode == "canary" else 0}
         self.http.put(f"/v1/shadowswitch/rollouts/{self.task}", json=change).raise_for_status()
 
-    def wait_pairs(self, n: int, timeout_s: float = 600, still_s: float = 5.0) -> int:
-        """Until the task type has `n` pairs, or their count has not moved for `still_s` (not every
-        answer makes a pair: a tool the engine did not shortlist, an invalid call)."""
+    def wait_recorded(self, ids: list[str], timeout_s: float = 1800) -> int:
+        """Until every decision's shadow run has finished and the pair it makes, if any, is stored:
+        the stream yields its pairs however slow the machine is. Returns how many shadow runs were
+        skipped (the proxy's in-flight cap; 0 when the stream is paced below it)."""
         deadline = time.monotonic() + timeout_s
+        pending, slowest, skipped = set(ids), 0.0, 0
+        while pending and time.monotonic() < deadline:
+            for decision_id in sorted(pending):
+                shadow = self.http.get(f"/v1/shadowswitch/decisions/{decision_id}").json().get("shadow")
+                if shadow:
+                    pending.discard(decision_id)
+                    slowest = max(slowest, float(shadow.get("latency_ms") or 0.0) / 1000)
+                    skipped += bool(shadow.get("skipped"))
+            if pending:
+                time.sleep(0.3)
+        # The exemplar is written after the shadow run (a fill of the upstream's tool, then the
+        # store): wait for each, or until none has come for a while as slow as the slowest run.
+        self.settle(ids, max(3.0, 3 * slowest), deadline)
+        return skipped
+
+    def settle(self, ids: list[str], still_s: float, deadline: float) -> None:
+        """Until each decision of `ids` has its exemplar, or their count stayed `still_s` (not every
+        answer makes a pair: a tool the engine did not shortlist, an invalid call)."""
         last, since = -1, time.monotonic()
         while time.monotonic() < deadline:
-            pairs = int(self.learning()["pairs"])
-            if pairs >= n:
-                return pairs
-            if pairs != last:
-                last, since = pairs, time.monotonic()
+            stored = self.exemplars(ids)
+            if stored >= len(ids):
+                return
+            if stored != last:
+                last, since = stored, time.monotonic()
             elif time.monotonic() - since > still_s:
-                return pairs
-            time.sleep(0.5)
-        return int(self.learning()["pairs"])
+                return
+            time.sleep(0.3)
+
+    def exemplars(self, ids: list[str]) -> int:
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(self.db_url)
+        try:
+            with engine.connect() as connection:
+                found = connection.execute(text("SELECT decision_id FROM exemplar")).scalars().all()
+        finally:
+            engine.dispose()
+        return len(set(ids) & set(found))
 
     def learn(self) -> tuple[dict[str, Any], float]:
         start = time.perf_counter()
@@ -264,10 +293,16 @@ def abstained(decision: dict[str, Any]) -> str:
     return reason.split(":")[0].split(" ")[0]
 
 
-def checkpoint(bench: Bench, test: list[Any], pairs: int, judge: Judge = judge) -> dict[str, Any]:
+def checkpoint(
+    bench: Bench, test: list[Any], pairs: int, judge: Judge = judge, tested: set[str] | None = None
+) -> dict[str, Any]:
     from shadowswitch.store import db
     from shadowswitch.store.exemplars import ExemplarStore
 
+    tested = set() if tested is None else tested
+    store = ExemplarStore(db.make_engine(bench.db_url))
+    for decision_id in sorted(tested):  # a test request's pair written late: excluded all the same
+        store.exclude(decision_id)
     learned, learn_s = bench.learn() if pairs else ({"status": "prior"}, 0.0)
     wait_version = learned.get("version")
     if wait_version:
@@ -279,10 +314,12 @@ def checkpoint(bench: Bench, test: list[Any], pairs: int, judge: Judge = judge) 
     decisions = [bench.send(case) for case in test]
     judged = [judge(case, d) for case, d in zip(test, decisions, strict=True)]
     bench.set_mode("shadow")
-    time.sleep(2.0)  # exemplars are written in the background
-    store = ExemplarStore(db.make_engine(bench.db_url))
-    for decision in decisions:  # test requests that fell back: never learned from
-        store.exclude(decision["id"])
+    ids = [str(d["id"]) for d in decisions]
+    tested.update(ids)
+    # Test requests that fell back make pairs in the background: wait for them, then exclude them.
+    bench.settle([str(d["id"]) for d in decisions if d.get("path") != "local"], 5.0, time.monotonic() + 120)
+    for decision_id in ids:
+        store.exclude(decision_id)
     served = [j for j in judged if j["served"]]
     return {
         "pairs": pairs,
@@ -381,6 +418,16 @@ def _encoder(workdir: Path) -> str:
     return ExemplarStore(db.make_engine(f"sqlite:///{workdir / 'bench.db'}")).newest_encoder(TASK) or ""
 
 
+def keep_database(source: Path, target: Path) -> None:
+    """A consistent copy of the run's SQLite database, the writes still in its WAL included (a file
+    copy of `bench.db` alone missed the served states and the newest pairs)."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
 Proxy = Callable[[Path], AbstractContextManager[str]]  # workdir → a running proxy's base URL
 
 
@@ -398,7 +445,6 @@ def run_learning(
     proxy: Proxy = serve_proxy,
 ) -> dict[str, Any]:
     import os
-    import shutil
     import tempfile
     from unittest.mock import patch
 
@@ -442,17 +488,21 @@ def run_learning(
         (folder / f"{chosen.task}.yaml").write_text(yaml.safe_dump(task_policy))
         with proxy(workdir) as base:
             bench = Bench(base, workdir, token, chosen.task, chosen.model)
-            sent = 0
+            sent, skipped = 0, 0
+            tested: set[str] = set()  # every test request's decision: never learned from
             for target in checkpoints:
                 pairs = int(bench.learning()["pairs"])
                 while pairs < target and sent < len(stream):
                     batch = stream[sent : sent + min(target - pairs, PACE)]
-                    for case in batch:  # paced: shadow runs beyond the queue's room are skipped
-                        bench.send(case)
+                    # Paced: a batch's shadow runs and pairs are all recorded before the next,
+                    # so none is skipped for want of room and none is counted late.
+                    ids = [bench.send(case)["id"] for case in batch]
                     sent += len(batch)
-                    pairs = bench.wait_pairs(pairs + len(batch), timeout_s=120)
-                point = checkpoint(bench, test, pairs, chosen.judge)
+                    skipped += bench.wait_recorded(ids)
+                    pairs = int(bench.learning()["pairs"])
+                point = checkpoint(bench, test, pairs, chosen.judge, tested)
                 point["stream_sent"] = sent
+                point["shadow_skipped"] = skipped
                 console.print(f"pairs {pairs}: {point}")
                 results["checkpoints"].append(point)
                 out.write_text(json.dumps(results, indent=2))
@@ -460,7 +510,7 @@ def run_learning(
                     break  # the stream is spent: the later checkpoints would repeat this one
         keep = os.environ.get("SHADOWSWITCH_BENCH_KEEP_DB")
         if keep:  # the pairs, for an offline side-by-side of learners (research/learning_offline.py)
-            shutil.copyfile(workdir / "bench.db", keep)
+            keep_database(workdir / "bench.db", Path(keep))
         if timings:
             results["learn_1000_pairs"] = learn_time(workdir)
             results["choice_with_10000_exemplars"] = choice_with_memory()

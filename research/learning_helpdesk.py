@@ -18,13 +18,15 @@ from typing import Any
 
 from examples.demo.simulated import BANNER, MODEL_NAME, Answer
 from examples.helpdesk.simulated import HelpdeskModel
-from examples.helpdesk.task_set import FAMILIES, TASKS
+from examples.helpdesk.task_set import FAMILIES, written_out
 from examples.helpdesk.tasks import Task
 from research.learning_curve import Traffic
 from research.learning_demo import Step, judge
 
 TASK = "helpdesk"
 AGENT_MODEL = "helpdesk-agent"
+PER_TEMPLATE = 4  # tasks written out of each template for the curve
+ALL_TOOLS = 40  # max_candidates: more than the agent's 33 tools and "no tool"
 
 
 class _Recorder:
@@ -90,7 +92,7 @@ def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
 
 def helpdesk_steps(tasks: list[Task] | None = None, seed: int = 0) -> tuple[list[Step], list[Step]]:
     """(shadow stream, test set) of steps."""
-    stream_tasks, test_tasks = split(tasks if tasks is not None else TASKS, seed)
+    stream_tasks, test_tasks = split(tasks if tasks is not None else written_out(PER_TEMPLATE), seed)
     steps = record(stream_tasks + test_tasks)
     tests = {t.id for t in test_tasks}
     return [s for s in steps if s.task not in tests], [s for s in steps if s.task in tests]
@@ -118,7 +120,13 @@ def policy(upstream: str) -> dict[str, Any]:
             "api_key_env": "REPLAY_KEY",
         },
         "rollout": {"mode": "shadow", "compare_percent": 0},
-        "engine": {"model": "embedded", "scorer": "embedding", "target_agreement": 0.95, "learn": True},
+        "engine": {
+            "model": "embedded",
+            "scorer": "embedding",
+            "max_candidates": ALL_TOOLS,
+            "target_agreement": 0.95,
+            "learn": True,
+        },
         "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
         "feedback": {"tool_error_regex": r"^error:"},
     }
@@ -128,6 +136,8 @@ def helpdesk_traffic(tasks: list[Task] | None = None, seed: int = 0) -> Traffic:
     stream, test = helpdesk_steps(tasks, seed)
     about = {
         "tasks": len({s.task for s in stream + test}),
+        "per_template": PER_TEMPLATE if tasks is None else None,
+        "max_candidates": ALL_TOOLS,
         "stream_tasks": len({s.task for s in stream}),
         "test_tasks": len({s.task for s in test}),
         "held_out_templates": sorted(held_out_templates()),

@@ -182,11 +182,14 @@ def test_a_young_task_type_is_judged_on_cross_fitted_blocks() -> None:
     pairs, _ = pairs_with_a_bad_kind(6, n=100)
     newest = fit(pairs[:75], 0.95)
     challenger, served, blocks = cross_fitted(pairs, 25, prior, newest, 0.95, 0.6)
-    assert blocks == 4 and len(challenger[0]) == len(served[0]) == ENOUGH  # every pair judged once
+    assert blocks == 4 and len(challenger[0]) == len(served[0]) == len(pairs)  # each judged once
     verdict = compare(challenger, served, 0.95)
     assert verdict["promote"] is True, verdict  # the prior serves kind 1's wrong calls
-    many, _ = pairs_with_a_bad_kind(7, n=400)  # ENOUGH fresh pairs: the newest block alone
-    assert cross_fitted(many, 100, prior, fit(many[:300], 0.95), 0.95, 0.6)[2] == 1
+    many, _ = pairs_with_a_bad_kind(7, n=ENOUGH + 100)  # ENOUGH fresh pairs: the newest block alone
+    assert cross_fitted(many, ENOUGH, prior, fit(many[:100], 0.95), 0.95, 0.6)[2] == 1
+    some = many[: ENOUGH // 2 + 50]  # fewer: earlier blocks judged too, up to ENOUGH pairs in all
+    judged = cross_fitted(some, 50, prior, fit(some[:-50], 0.95), 0.95, 0.6)
+    assert judged[2] == len(some) // 50 and len(judged[0][0]) == len(some)
 
 
 def turns_ending_in_text(seed: int, n: int = 120) -> list[Pair]:

@@ -10,6 +10,7 @@ import numpy as np
 from shadowswitch.learning import deferral
 from shadowswitch.learning.fit import Pair, cross_predict, fit
 from shadowswitch.learning.head import Head, Request, train
+from shadowswitch.learning.usage import Usage
 
 DIM = 24
 ZERO_SHOT = {"search_flights": 0.5, "book_flight": 0.3, "__no_tool__": 0.2}
@@ -95,3 +96,55 @@ def test_deferral_probabilities_follow_agreement() -> None:
     low, high = model.probability(X[p.argmin()]), model.probability(X[p.argmax()])
     assert low < 0.45 < 0.85 < high
     assert deferral.Deferral.from_json(model.to_json()) == model
+
+
+LOOKUP = {"find_user": 0.4, "reset_password": 0.35, "__no_tool__": 0.25}
+
+
+def lookup_turns(turns: int, seed: int = 0) -> list[Pair]:
+    """Two kinds of request both start with a look-up; then one resets a password and the other
+    is answered in text ("who is Ann?"): what follows the look-up depends on the words."""
+    rng = np.random.default_rng(seed)
+    kinds = [unit(rng.normal(size=DIM)) for _ in range(2)]
+    pairs: list[Pair] = []
+    for t in range(turns):
+        kind = t % 2
+        q = unit(kinds[kind] + 0.3 * rng.normal(size=DIM))
+        after = "reset_password" if kind == 0 else "__no_tool__"
+        for step, label in enumerate(("find_user", after)):
+            called = frozenset(("find_user",)[:step])
+            last = (None, "find_user")[step]
+            pairs.append(Pair(len(pairs), q, label, LOOKUP, label, "agree", None, called, last, False, step))
+    return pairs
+
+
+def test_what_follows_a_step_is_learned_from_the_words_at_that_step() -> None:
+    pairs = lookup_turns(24)
+    probs = cross_predict(pairs)
+    after = [(p, pair) for p, pair in zip(probs, pairs, strict=True) if pair.step == 1]
+    right = sum(max(p, key=lambda c: p[c]) == pair.label for p, pair in after)
+    assert right >= 0.9 * len(after), right
+
+
+def test_a_head_stored_before_the_state_usage_still_predicts() -> None:
+    head = train(booking_turns(30))
+    old = Head(head.vocab, head.W, head.b, head.U, head.usage, head.transitions, head.T, head.theta[:-2])
+    again = Head.from_bytes(old.to_bytes())
+    assert len(again.theta) == len(head.theta) and list(again.theta[-2:]) == [0.0, 0.0]
+    probs = again.predict(booking_turns(1, seed=5)[0])
+    assert abs(sum(probs.values()) - 1) < 1e-9
+
+
+def test_a_state_usage_vector_leaves_its_own_example_out_in_training() -> None:
+    """The usage vector of "reset_password after find_user" is the mean of the queries that chose
+    it there; an example's own query is left out of it, as it would be for a new request."""
+    pairs = [p for p in lookup_turns(6) if p.step == 1 and p.label == "reset_password"]
+    key = "find_user\x1freset_password"
+    usage = Usage.of(pairs, [key], lambda e: f"{e.last_tool}\x1f{e.label}")
+    first, rest = pairs[0], pairs[1:]
+    others = np.sum([p.vector for p in rest], axis=0)
+    expected = float(first.vector @ others / np.linalg.norm(others))
+    cosines = np.stack([p.vector for p in pairs]) @ usage.unit.T
+    assert abs(usage.cosine(first, 0, 0, cosines, own=True) - expected) < 1e-5
+    assert usage.cosine(first, 0, 0, cosines, own=False) > expected  # its own query pulls it closer
+    assert usage.cosine(first, 0, -1, cosines, own=False) == 0.0  # a key never chosen: no vector

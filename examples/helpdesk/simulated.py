@@ -14,12 +14,14 @@ from typing import Any
 
 from examples.demo.simulated import SimulatedModel
 from examples.demo.upstream import Simulated
-from examples.helpdesk.task_set import TASKS
+from examples.helpdesk.task_set import MAX_PER_TEMPLATE, TASKS, written_out
 
 
 class HelpdeskModel(SimulatedModel):
     def known_turns(self) -> dict[str, Any]:
-        return {turn.user: turn for task in TASKS for turn in task.turns}
+        # The task set, and every task a longer stream writes out of the same templates.
+        tasks = [*TASKS, *written_out(MAX_PER_TEMPLATE)]
+        return {turn.user: turn for task in tasks for turn in task.turns}
 
     def next_call(self, turn: Any, results: list[dict[str, Any]]) -> Any:
         done = 0

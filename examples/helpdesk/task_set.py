@@ -7,7 +7,13 @@ model writes the date as the tools want it, which the user never typed.
 from __future__ import annotations
 
 from examples.helpdesk.families import FAMILIES
-from examples.helpdesk.tasks import Task
+from examples.helpdesk.tasks import MAX_PER_TEMPLATE, PER_TEMPLATE, Task
 
-TASKS: list[Task] = [task for family in FAMILIES for task in family.tasks()]
-__all__ = ["FAMILIES", "TASKS"]
+
+def written_out(per_template: int = PER_TEMPLATE) -> list[Task]:
+    """Every family's templates, each written out for `per_template` entities."""
+    return [task for family in FAMILIES for task in family.tasks(per_template)]
+
+
+TASKS: list[Task] = written_out()
+__all__ = ["FAMILIES", "MAX_PER_TEMPLATE", "TASKS", "written_out"]

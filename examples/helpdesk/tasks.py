@@ -22,6 +22,7 @@ from typing import Any
 from examples.helpdesk.backend import Backend, ToolError, fresh_backend
 
 PER_TEMPLATE = 2  # tasks written out of each template
+MAX_PER_TEMPLATE = 8  # a longer stream (research/learning_helpdesk.py) writes out up to this many
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,14 @@ class Family:
     entities: Sequence[Entity]
     calls: Callable[[Entity], tuple[tuple[Call, ...], ...]]
 
-    def tasks(self) -> list[Task]:
+    def tasks(self, per_template: int = PER_TEMPLATE) -> list[Task]:
+        """Each template written out for `per_template` entities (in turn, wrapping around)."""
+        if not 1 <= per_template <= MAX_PER_TEMPLATE:
+            raise ValueError(f"per_template {per_template}: 1 to {MAX_PER_TEMPLATE}")
         out: list[Task] = []
         for t, template in enumerate(self.templates):
-            for j in range(PER_TEMPLATE):
-                entity = self.entities[(t * PER_TEMPLATE + j) % len(self.entities)]
+            for j in range(per_template):
+                entity = self.entities[(t * per_template + j) % len(self.entities)]
                 groups = self.calls(entity)
                 if len(template) < len(groups):
                     raise ValueError(f"{self.kind}/{t + 1}: fewer turns than call groups")

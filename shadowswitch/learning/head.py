@@ -12,7 +12,11 @@ but with the classes the request offers. A candidate's score adds:
   pairs the head *is* the zero-shot ranking: the cold start), the cosine to the tool's usage
   vector (Tool2Vec: the mean of the query vectors that chose it), whether the candidate was
   already called this user turn, whether it is the last tool called and whether that call's
-  result was an error, and for `__no_tool__` whether anything was called and the step;
+  result was an error, and for `__no_tool__` whether anything was called, the step, and how
+  much of the zero-shot ranking went to a tool already called (what was asked has run);
+- the cosine to the candidate's usage vector *after the request's last tool* (the queries that
+  chose it at that point of a turn): the same words ask for a look-up first, then the change,
+  then nothing more (`usage.py`);
 - `T[last → c]`: which candidate follows which (a learned transition table), so the same
   user text gets another tool once a first one has run;
 - `U[c]`: per candidate, how its chance changes once it was called this turn.
@@ -20,7 +24,7 @@ but with the classes the request offers. A candidate's score adds:
 Fitted by L-BFGS on the L2-regularised log-likelihood, in numpy (a few hundred pairs: well under
 a second on one core). Unknown candidates score by the shared features alone.
 
-One module on purpose (about 330 lines): the model, its features and its fit share the index
+One module on purpose (about 340 lines): the model, its features and its fit share the index
 layout of `W`, `θ`, `T` and `U`, which a split would spread over files.
 """
 
@@ -30,11 +34,13 @@ import io
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 from scipy.optimize import minimize
+
+from shadowswitch.learning.usage import Usage
 
 NO_TOOL = "__no_tool__"
 START = ""  # the "last tool" of a request with no call yet this user turn
@@ -46,6 +52,8 @@ FEATURES = (
     "is_last_error",
     "none_after_call",
     "none_step",
+    "none_done",
+    "state_usage_cos",
 )
 LOG_FLOOR = float(np.log(1e-4))
 L2_VECTOR = 1e-2  # on W (per-candidate classifiers on the query vector): with few pairs, small
@@ -99,6 +107,8 @@ class Head:
     T: np.ndarray[Any, Any]  # (len(transitions),)
     theta: np.ndarray[Any, Any]  # (len(FEATURES),)
     pairs: int = 0  # how many it learned from
+    state_keys: list[str] = field(default_factory=list)  # "last\x1fcandidate" keys chosen in training
+    state_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
 
     def predict(self, example: Example) -> dict[str, float]:
         """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
@@ -107,7 +117,8 @@ class Head:
     def predict_many(self, examples: Sequence[Example]) -> list[dict[str, float]]:
         if not examples:
             return []
-        batch = _Batch.build(examples, self.vocab, self.transitions, self.usage, leave_out=False)
+        usages = (Usage(self.vocab, self.usage), Usage(self.state_keys, self.state_usage))
+        batch = _Batch.build(examples, self.vocab, self.transitions, usages, leave_out=False)
         logits = batch.logits(self.W, self.b, self.U, self.T, self.theta)
         probs = _softmax(logits)
         return [
@@ -117,7 +128,14 @@ class Head:
 
     def to_bytes(self) -> bytes:
         out = io.BytesIO()
-        meta = json.dumps({"vocab": self.vocab, "transitions": self.transitions, "pairs": self.pairs})
+        meta = json.dumps(
+            {
+                "vocab": self.vocab,
+                "transitions": self.transitions,
+                "pairs": self.pairs,
+                "states": self.state_keys,
+            }
+        )
         np.savez_compressed(
             out,
             meta=np.array(meta),
@@ -127,6 +145,7 @@ class Head:
             usage=self.usage,
             T=self.T,
             theta=self.theta,
+            state_usage=self.state_usage,
         )
         return out.getvalue()
 
@@ -142,8 +161,10 @@ class Head:
                 z["usage"].astype(np.float32),
                 meta["transitions"],
                 z["T"],
-                z["theta"],
+                _padded(z["theta"], len(FEATURES)),
                 int(meta.get("pairs", 0)),
+                list(meta.get("states", [])),
+                z["state_usage"].astype(np.float32) if "state_usage" in z else np.zeros((0, 0), np.float32),
             )
 
 
@@ -151,8 +172,9 @@ def train(examples: Sequence[Example]) -> Head:
     """Fit a head on `examples` (each label among its offered candidates)."""
     vocab = sorted({c for e in examples for c in e.zero_shot})
     transitions = sorted({_transition(e.last_tool, c) for e in examples for c in e.zero_shot})
-    usage, sums, counts = _usage(examples, vocab)
-    batch = _Batch.build(examples, vocab, transitions, usage, leave_out=True, sums=sums, counts=counts)
+    usage = Usage.of(examples, vocab, lambda e: e.label)
+    states = Usage.of(examples, sorted({_transition(e.last_tool, e.label) for e in examples}), _state_key)
+    batch = _Batch.build(examples, vocab, transitions, (usage, states), leave_out=True)
     dim, v, t, s = examples[0].vector.shape[0], len(vocab), len(transitions), len(FEATURES)
     shapes = [(v, dim), (v,), (v,), (t,), (s,)]
     theta0 = np.zeros(s)
@@ -186,30 +208,17 @@ def train(examples: Sequence[Example]) -> Head:
 
     result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": MAX_ITER})
     W, b, U, T, theta = _unflatten(result.x, shapes)
-    return Head(vocab, W.astype(np.float32), b, U, usage, transitions, T, theta, n)
+    return Head(
+        vocab, W.astype(np.float32), b, U, usage.unit, transitions, T, theta, n, states.keys, states.unit
+    )
 
 
 def _transition(last: str | None, candidate: str) -> str:
     return f"{last or START}\x1f{candidate}"
 
 
-def _usage(
-    examples: Sequence[Example], vocab: list[str]
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Tool2Vec: per candidate, the unit mean of the query vectors that chose it (and the sums and
-    counts, so that in training each example's own vector is left out of its label's mean)."""
-    index = {c: i for i, c in enumerate(vocab)}
-    dim = examples[0].vector.shape[0]
-    sums, counts = np.zeros((len(vocab), dim)), np.zeros(len(vocab))
-    for e in examples:
-        sums[index[e.label]] += e.vector
-        counts[index[e.label]] += 1
-    return _unit(sums), sums, counts
-
-
-def _unit(m: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    norms = np.linalg.norm(m, axis=-1, keepdims=True)
-    return np.where(norms > 1e-9, m / np.maximum(norms, 1e-9), 0.0).astype(np.float32)
+def _state_key(e: Example) -> str:
+    return _transition(e.last_tool, e.label)
 
 
 @dataclass
@@ -231,19 +240,20 @@ class _Batch:
         examples: Sequence[Example],
         vocab: list[str],
         transitions: list[str],
-        usage: np.ndarray[Any, Any],
+        usages: tuple[Usage, Usage],
         leave_out: bool,
-        sums: np.ndarray[Any, Any] | None = None,
-        counts: np.ndarray[Any, Any] | None = None,
     ) -> _Batch:
         index = {c: i for i, c in enumerate(vocab)}
+        usage, states = usages
+        sindex = {k: i for i, k in enumerate(states.keys)}
         tindex = {k: i for i, k in enumerate(transitions)}
         n, width = len(examples), max(len(e.zero_shot) for e in examples)
         Q = np.stack([e.vector for e in examples]).astype(np.float64)  # one dtype: BLAS, not a loop
         cand, trans = np.full((n, width), -1), np.full((n, width), -1)
         called, mask = np.zeros((n, width)), np.zeros((n, width), dtype=bool)
         shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
-        cosines = Q @ usage.T if len(vocab) else np.zeros((n, 0))
+        cosines = Q @ usage.unit.T if len(vocab) else np.zeros((n, 0))
+        state_cosines = Q @ states.unit.T if len(states.keys) else np.zeros((n, 0))
         names = []
         for i, e in enumerate(examples):
             if i % YIELD_EVERY == YIELD_EVERY - 1:
@@ -252,14 +262,13 @@ class _Batch:
             names.append(offered)
             for j, c in enumerate(offered):
                 k = index.get(c, -1)
-                cand[i, j], trans[i, j], mask[i, j] = k, tindex.get(_transition(e.last_tool, c), -1), True
+                key = _transition(e.last_tool, c)
+                cand[i, j], trans[i, j], mask[i, j] = k, tindex.get(key, -1), True
                 called[i, j] = float(c in e.blocked)
-                cos = float(cosines[i, k]) if k >= 0 else 0.0
-                if leave_out and k >= 0 and c == e.label and sums is not None and counts is not None:
-                    rest = sums[k] - e.vector
-                    norm = float(np.linalg.norm(rest))
-                    cos = float(e.vector @ rest / norm) if counts[k] > 1 and norm > 1e-9 else 0.0
-                shared[i, j] = _shared(e, c, cos)
+                own = leave_out and c == e.label
+                cos = usage.cosine(e, i, k, cosines, own)
+                state_cos = states.cosine(e, i, sindex.get(key, -1), state_cosines, own)
+                shared[i, j] = _shared(e, c, cos, state_cos)
                 if c == e.label:
                     label[i] = j
         return cls(names, Q, cand, trans, called, shared, mask, label)
@@ -300,7 +309,7 @@ class _Batch:
         return gW, gb, gU, gT, gtheta
 
 
-def _shared(e: Example, c: str, usage_cos: float) -> list[float]:
+def _shared(e: Example, c: str, usage_cos: float, state_cos: float) -> list[float]:
     p = e.zero_shot.get(c, 0.0)
     none = c == NO_TOOL
     is_last = c == e.last_tool
@@ -312,7 +321,15 @@ def _shared(e: Example, c: str, usage_cos: float) -> list[float]:
         float(is_last and e.last_error),
         float(none and bool(e.blocked)),
         float(none) * min(e.step, MAX_STEP) / MAX_STEP,
+        # What the user's words ask for has run already: the agent answers in text.
+        float(none) * max((e.zero_shot.get(b, 0.0) for b in e.blocked), default=0.0),
+        state_cos,
     ]
+
+
+def _padded(theta: np.ndarray[Any, Any], size: int) -> np.ndarray[Any, Any]:
+    """A head stored before a shared feature was added reads it with weight 0."""
+    return np.concatenate([theta, np.zeros(max(0, size - len(theta)))])
 
 
 def _softmax(logits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -3,14 +3,17 @@ names what a miss was, and that its command is reachable as `python -m research.
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from research.bfcl.data import BfclCase
-from research.learning_curve import expected_answer, judge, traffic
+from research.learning_curve import expected_answer, judge, keep_database, traffic
 
 
 def with_optional(stream: list[BfclCase]) -> BfclCase:
@@ -69,3 +72,16 @@ def test_the_learning_command_is_registered_for_python_dash_m() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "--quick" in run.stdout
+
+
+def test_the_kept_database_has_the_writes_still_in_its_wal(tmp_path: Path) -> None:
+    source, kept = tmp_path / "bench.db", tmp_path / "kept.db"
+    with closing(sqlite3.connect(source)) as live:
+        live.execute("PRAGMA journal_mode=WAL")
+        live.execute("PRAGMA wal_autocheckpoint=0")  # the writes stay in the WAL, as a live proxy's may
+        live.execute("CREATE TABLE engine_state (version INTEGER)")
+        live.execute("INSERT INTO engine_state VALUES (1)")
+        live.commit()
+        keep_database(source, kept)
+    with closing(sqlite3.connect(kept)) as copy:
+        assert copy.execute("SELECT version FROM engine_state").fetchall() == [(1,)]
