@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs, requests, shadow_policy
+from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs, requests, serves, shadow_policy
 from tests.support.learning import ask_support as ask
 from tests.support.wait import eventually
 
@@ -54,7 +54,7 @@ def test_shadow_pairs_teach_the_local_choice(
 
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/support", json=change, headers=AUTH).raise_for_status()
-    eventually(lambda: learning()["served_version"] == 1, timeout_s=180, interval_s=0.3)
+    eventually(lambda: learning()["served_version"] == 1 and serves(url, "support", 1), timeout_s=180)
     served = proxy.app(url).state.shadowswitch.learning.memories  # this replica's copy, polled
     eventually(lambda: getattr(served.get("support"), "version", None) == 1, timeout_s=10)
     decisions = []
@@ -75,4 +75,4 @@ def test_shadow_pairs_teach_the_local_choice(
     assert learning()["excluded"] == 1
 
     assert cli(db_url, policies, "rollback", "support")["served_version"] == 0
-    eventually(lambda: learning()["served_version"] == 0, timeout_s=180, interval_s=0.3)
+    eventually(lambda: learning()["served_version"] == 0 and serves(url, "support", 0), timeout_s=180)

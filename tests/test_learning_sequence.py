@@ -15,7 +15,7 @@ import httpx
 import openai
 import pytest
 
-from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs
+from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs, serves
 from tests.support.wait import eventually
 
 CITIES = ["Oslo", "Lisbon", "Madrid", "Vienna", "Prague", "Dublin", "Athens", "Berlin", "Warsaw", "Zurich"]
@@ -94,17 +94,17 @@ def test_the_same_text_gets_the_next_tool_once_the_first_has_run(
         return body
 
     sent = 0
-    for text, city in train:  # paced by turn: shadow runs beyond the queue's room are skipped
+    for text, city in train:  # paced by step: the pairs are stored in the order an agent sends them
         for messages, _ in steps(text, city):
             ask(client, messages)
-        sent += 3
-        eventually(partial(has_pairs, learning, sent), timeout_s=180, interval_s=0.3)
+            sent += 1
+            eventually(partial(has_pairs, learning, sent), timeout_s=180, interval_s=0.1)
     learned = cli(db_url, tmp_path / "policies0", "trips")
     assert learned["status"] == "promoted", learned
 
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/trips", json=change, headers=AUTH).raise_for_status()
-    eventually(lambda: learning()["served_version"] == 1, timeout_s=180, interval_s=0.3)
+    eventually(lambda: learning()["served_version"] == 1 and serves(url, "trips", 1), timeout_s=180)
     chosen: list[tuple[Any, Any]] = []
     for text, city in test:
         for messages, want in steps(text, city)[:2]:

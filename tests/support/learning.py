@@ -12,6 +12,8 @@ from typing import Any
 
 import openai
 
+from tests.support.clients import metric
+
 TOKEN = "learn-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -46,6 +48,12 @@ def ask(client: Any, task: str, tools: list[dict[str, Any]], messages: list[dict
         model=f"{task}-agent", messages=messages, tools=tools, extra_headers={"X-Shadowswitch-Task": task}
     )
     return str(raw.headers["x-shadowswitch-decision-id"])
+
+
+def serves(url: str, task: str, version: int) -> bool:
+    """Does this replica decide with `version` yet? `GET /learning` reads the database, which says
+    a promotion at once; the replica loads the state on its next poll (`served.POLL_S`)."""
+    return (metric(url, "shadowswitch_learned_version", task_type=task) or 0) == version
 
 
 def has_pairs(learning: Any, n: int) -> bool:
