@@ -246,6 +246,8 @@ async def _prune_every_hour(
 
 async def _load_local(state: AppState, factory: LocalFactory | None, settings: Settings) -> None:
     """Load the local models off the event loop; the proxy serves generatively meanwhile."""
+    from shadowswitch.engines.local.runtime.process import freeze_heap
+
     if factory is None and not settings.load_models:
         state.models_ready = True  # nothing to load: generative only, by configuration
         return
@@ -253,6 +255,7 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
         build = factory or _embedded_factory(settings, state.policies)
         state.pipeline.use_local(await anyio.to_thread.run_sync(build))
         state.models_ready = True
+        freeze_heap()
         log.info("local engine ready")
         state.reloader.load_models()  # a reload while these loaded may have named more models
     except Exception:

@@ -118,6 +118,8 @@ class PolicyReloader:
         return wanted
 
     async def _load(self, local: EngineSet, build: Build) -> None:
+        from shadowswitch.engines.local.runtime.process import freeze_heap
+
         async with self._models_lock:  # reloads in a row: each model loads once
             for spec in local.missing(self._models()):
                 try:
@@ -126,6 +128,7 @@ class PolicyReloader:
                     log.exception("could not load local model %s; its task types answer generatively", spec)
                     continue
                 local.add(spec, engine)
+                freeze_heap()
                 log.info("local model %s loaded", spec)
 
     def _models(self) -> set[str]:

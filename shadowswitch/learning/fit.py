@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -88,6 +88,17 @@ def args_rate(pairs: Sequence[Pair]) -> float:
     return (agree + 0.5) / (agree + differ + 1)
 
 
+def codes(a: Sequence[Hashable], b: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """The values of `a` and `b` as integers, equal where the values are: compared pair by pair
+    as Python objects, 400 x 400 of them held the GIL for 2 s on a busy machine, stalling every
+    request (numpy does not let go of it in an object comparison); integers it compares at once."""
+    index: dict[Hashable, int] = {}
+    return (
+        np.array([index.setdefault(s, len(index)) for s in a], dtype=np.int64),
+        np.array([index.setdefault(s, len(index)) for s in b], dtype=np.int64),
+    )
+
+
 def decide(
     pairs: Sequence[Pair],
     memory: Sequence[Pair],
@@ -106,10 +117,11 @@ def decide(
         sims = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
         labels = np.array([m.label for m in memory], dtype=object)
         calls = np.array([m.call(constants) for m in memory], dtype=np.float64)
-        same = np.array([p.id for p in pairs])[:, None] == np.array([m.id for m in memory])[None, :]
-        sims[same] = -1.0
-        turns = np.array([turn_key(p.blocked) for p in pairs], dtype=object)
-        sims[turns[:, None] != np.array([turn_key(m.blocked) for m in memory], dtype=object)[None, :]] = -1.0
+        ids, other_ids = codes([p.id for p in pairs], [m.id for m in memory])
+        sims[ids[:, None] == other_ids[None, :]] = -1.0
+        keys = [turn_key(p.blocked) for p in pairs], [turn_key(m.blocked) for m in memory]
+        turns, other_turns = codes(*keys)
+        sims[turns[:, None] != other_turns[None, :]] = -1.0
     out = []
     for i, pair in enumerate(pairs):
         if i % YIELD_EVERY == YIELD_EVERY - 1:

@@ -6,6 +6,7 @@ Importing this package is cheap; torch and transformers load with the models. At
     prior = load_calibration(path)             # the fitted weights (calibration.py)
     knowledge = Knowledge.load()               # the optional tables (places, currencies)
     models = load_models("embedded")           # seconds after the first run
+    freeze_heap()                              # their objects out of the full GC passes
     engine = ChoiceEngine(models, prior, knowledge)   # or create_engine(...)
     choice = await engine.decide(request, policy)
 """
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir, load_models
-from shadowswitch.engines.local.runtime.process import configure_torch
+from shadowswitch.engines.local.runtime.process import configure_torch, freeze_heap
 
 if TYPE_CHECKING:
     from shadowswitch.engines.local.engine import ChoiceEngine
@@ -31,6 +32,7 @@ __all__ = [
     "configure_torch",
     "create_engine",
     "default_cache_dir",
+    "freeze_heap",
     "load_calibration",
     "load_models",
 ]
