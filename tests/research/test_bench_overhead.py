@@ -11,10 +11,18 @@ from research.overhead.run import OverheadConfig, add_overheads, run_overhead, s
 
 
 @pytest.mark.integration  # serves upstreams
-def test_a_tiny_run_writes_every_cell(tmp_path: Path) -> None:
+def test_a_tiny_run_writes_every_cell_with_the_keyed_workers(tmp_path: Path) -> None:
+    """One run for both (each shadowswitch target is a server of its own to start): every cell,
+    and with `keys` a worker with an agent key and one with a rate-limited key beside the plain one."""
     out = tmp_path / "overhead.json"
     config = OverheadConfig(
-        out=out, concurrencies=(1, 4), requests={1: 4, 4: 8}, warmup=2, workers=(1,), litellm_proxy=False
+        out=out,
+        concurrencies=(1, 4),
+        requests={1: 4, 4: 8},
+        warmup=2,
+        workers=(1,),
+        litellm_proxy=False,
+        keys=True,
     )
     run_overhead(config)
     results = json.loads(out.read_text())
@@ -22,30 +30,17 @@ def test_a_tiny_run_writes_every_cell(tmp_path: Path) -> None:
     assert results["machine"]["cores"] and results["versions"]["litellm"] and "git_commit" in results
     assert "litellm-proxy" in results["skipped"]
     cells = results["cells"]
+    targets = ("direct", "shadowswitch-1w", "shadowswitch-1w-key", "shadowswitch-1w-key-rpm")
     assert {(c["target"], c["stream"], c["concurrency"]) for c in cells} == {
-        (t, s, c) for t in ("direct", "shadowswitch-1w") for s in (False, True) for c in (1, 4)
+        (t, s, c) for t in targets for s in (False, True) for c in (1, 4)
     }
-    for cell in cells:
+    for cell in cells:  # a key the server did not take would show as errors (401)
         assert cell["errors"] == 0 and cell["ok"] == cell["requests"], cell["first_error"]
         assert cell["p50_ms"] > 0 and cell["throughput_rps"] > 0
         if cell["target"] == "direct":
             assert cell["added_p50_ms"] == 0 and cell["server_cpu_ms_per_request"] is None
         else:
             assert cell["added_p50_ms"] is not None and cell["server_cpu_ms_per_request"] > 0
-
-
-@pytest.mark.integration  # serves upstreams
-def test_keys_add_a_keyed_and_a_rate_limited_worker_to_the_same_run(tmp_path: Path) -> None:
-    out = tmp_path / "overhead.json"
-    config = OverheadConfig(
-        out=out, concurrencies=(1,), requests={1: 4}, warmup=2, workers=(1,), litellm_proxy=False, keys=True
-    )
-    run_overhead(config)
-    cells = json.loads(out.read_text())["cells"]
-    targets = ("direct", "shadowswitch-1w", "shadowswitch-1w-key", "shadowswitch-1w-key-rpm")
-    assert {(c["target"], c["stream"]) for c in cells} == {(t, s) for t in targets for s in (False, True)}
-    for cell in cells:  # a key the server did not take would show as errors (401)
-        assert cell["errors"] == 0 and cell["ok"] == cell["requests"], cell["first_error"]
 
 
 def test_ratios_compare_one_shadowswitch_worker_with_litellms_proxy() -> None:
