@@ -215,3 +215,69 @@ def test_the_decision_record_says_where_each_argument_comes_from(proxy: Any, loc
         "city": {"source": "text", "message": 0, "start": 19, "end": 23, "text": "Rome"},
         "nights": {"source": "text", "message": 0, "start": 28, "end": 29, "text": "3"},
     }
+
+
+FIND_USER = {
+    "type": "function",
+    "function": {
+        "name": "find_user",
+        "description": "Search the directory for a user by name",
+        "parameters": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "the person's name"}},
+            "required": ["query"],
+        },
+    },
+}
+UNLOCK = {
+    "type": "function",
+    "function": {
+        "name": "unlock_account",
+        "description": "Unlock a user's account that is locked out",
+        "parameters": {
+            "type": "object",
+            "properties": {"username": {"type": "string", "description": "the account's username"}},
+            "required": ["username"],
+        },
+    },
+}
+
+
+def test_the_second_step_takes_the_id_the_tool_returned(proxy: Any, local_engine: Any) -> None:
+    """An agent searched, then acts on the result: the value comes from the tool message, and
+    its provenance points into it."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    found = json.dumps(
+        {"query": "Dana Whitfield", "users": [{"username": "dwhitfield", "name": "Dana Whitfield"}]}
+    )
+    messages = [
+        {
+            "role": "user",
+            "content": "Hi, this is Dana Whitfield, my account is locked out. Please unlock it.",
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "find_user", "arguments": json.dumps({"query": "Dana Whitfield"})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": found},
+    ]
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="helpdesk-step",
+        messages=messages,  # type: ignore[arg-type]
+        tools=[FIND_USER, UNLOCK],  # type: ignore[list-item]
+        extra_headers={"X-Shadowswitch-Task": "pick_tool"},
+    )
+    assert raw.headers["x-shadowswitch-path"] == "local"
+    call = raw.parse().choices[0].message.tool_calls[0]
+    assert call.function.name == "unlock_account"
+    assert json.loads(call.function.arguments) == {"username": "dwhitfield"}
+    source = decision(url, raw.headers["x-shadowswitch-decision-id"])["argument_sources"]["username"]
+    assert source["message"] == 2 and source["key"] == "username"
+    assert found[source["start"] : source["end"]] == source["text"] == "dwhitfield"

@@ -29,6 +29,21 @@ def value_turn(request: ChatView) -> tuple[int | None, str]:
     return found[-1] if found else (None, "")
 
 
+def earlier_turns(request: ChatView) -> list[tuple[int, str]]:
+    """(message index, text) of the user turns before the last one, newest first."""
+    return user_turns(request)[1:]
+
+
+def results_this_turn(request: ChatView) -> list[tuple[int, str]]:
+    """(message index, text) of the tool results since the last user turn, in order."""
+    last = max((i for i, m in enumerate(request.messages) if m.get("role") == "user"), default=-1)
+    return [
+        (i, message_text(m))
+        for i, m in enumerate(request.messages)
+        if i > last and m.get("role") in ("tool", "function") and message_text(m).strip()
+    ]
+
+
 ADDRESSES = (
     (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "an email address"),
     (re.compile(r"\bhttps?://\S+|\bwww\.\S+"), "a link"),

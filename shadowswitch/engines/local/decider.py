@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from shadowswitch.engines.base import Choice, ChoiceTrace, ScoredCandidate
+from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import learned_values, with_usual
@@ -25,7 +26,13 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, 
 from shadowswitch.engines.local.choice.reference import ReferenceTools
 from shadowswitch.engines.local.choice.relevance import Coverage, present
 from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin, sharpen
-from shadowswitch.engines.local.conversation import called_this_turn, query_text, value_turn
+from shadowswitch.engines.local.conversation import (
+    called_this_turn,
+    earlier_turns,
+    query_text,
+    results_this_turn,
+    value_turn,
+)
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
@@ -277,6 +284,8 @@ class Decider:
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
         asked = with_usual(best.parameters, memory, best.id) if memory else best.parameters
         filled = self.filler.fill(asked, text, partial(self._decode, best, text), rerank)
+        filled.sources = at_message(filled.sources, message)
+        read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), self.filler.fill)
         if memory is not None:
             learned = memory.constants.get(best.id, {})
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
@@ -286,7 +295,7 @@ class Decider:
             reason = "invalid_arguments: no value satisfies the tool's schema"
         elif reason is None and (best.id, canonical_arguments(args)) in request.previous_calls:
             reason = "repeated_call: same tool and arguments as before"
-        sources = at_message(filled.sources, message)
+        sources = at_message(filled.sources, message)  # learned transforms keep their span's message
         return Choice("tool", best.id, arguments=args, sources=sources, abstain_reason=reason)
 
     def _presence(self, parameters: dict[str, Any], text: str) -> Coverage:

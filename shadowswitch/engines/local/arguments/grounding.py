@@ -4,7 +4,8 @@ The engine never invents a value: every value of a local answer carries its prov
 JSON object keyed by `source`:
 
 - `text`: read from a span of the conversation (`message`: its index in the request's
-  messages, `start`, `end`, `text`: that slice). The value is the span in the parameter's type:
+  messages, `start`, `end`, `text`: that slice; `key`: for a value a tool result gave under a
+  key naming the parameter, that key; see `elsewhere.py`). The value is the span in the parameter's type:
   "$1M" gives 1000000, "euros" EUR, "Los Angeles" "Los Angeles, CA".
 - `default`: the schema's `default`.
 - `decoded`: written by the grammar decoder, and kept only when `grounded`: every scalar leaf is
@@ -90,8 +91,9 @@ def at_message(sources: dict[str, Source], message: int | None) -> dict[str, Sou
 
 
 def in_message(source: Source, message: int | None) -> Source:
-    """A source whose span (if any) is in the request's message number `message`."""
-    if message is None:
+    """A source whose span (if any) is in the request's message number `message`, unless it
+    already names its message (a value read from another turn or a tool result)."""
+    if message is None or "message" in source:
         return source
     out = {**source, "message": message} if "start" in source else dict(source)
     if isinstance(source.get("properties"), dict):

@@ -52,7 +52,7 @@ def learned_values(
             del filled.arguments[name], filled.sources[name]
             filled.missing.append(name)
             continue
-        span: dict[str, Any] = {k: source[k] for k in ("start", "end", "text") if k in source}
+        span: dict[str, Any] = {k: source[k] for k in ("message", "start", "end", "text") if k in source}
         provenance = {"source": "learned_transform", "transform": transform, "state_version": version}
         filled.put(name, (value, {**provenance, "from": read, **span}))
     for name, value in constant_values(learned).items():
