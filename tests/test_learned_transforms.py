@@ -170,6 +170,7 @@ def test_an_exemplar_keeps_the_rewrite_names_not_the_text(places: Knowledge) -> 
         "local": True,
         "agrees": False,
         "transforms": ["region"],
+        "origin": "text",  # where the value was read, never the value (no message index given)
     }
     assert "Austin" not in json.dumps(row.arguments)  # neither the value read nor the upstream's
     assert (

@@ -34,6 +34,7 @@ from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import floor_for, learned_constants
+from shadowswitch.learning.origins import unreliable_origins
 from shadowswitch.learning.transforms import transform_names
 from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
@@ -92,9 +93,13 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
-    constants = learned_constants([(p.label, p.arguments) for p in spec.memory])
+    calls = [(p.label, p.arguments) for p in spec.memory]
+    constants = learned_constants(calls)
+    unreliable = unreliable_origins(calls, constants)
     probs = spec.head.predict_many(pairs) if spec.head else None
-    outcomes = decide(pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral)
+    outcomes = decide(
+        pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral, unreliable
+    )
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
@@ -195,6 +200,7 @@ def learn(
         evaluation=verdict,
         constants_from=len(train),
         transforms=transform_names([(p.label, p.arguments) for p in train]),
+        unreliable=_unreliable(train),
     )
     if not dry_run:
         step("recording", 0.9)
@@ -204,6 +210,13 @@ def learn(
 
 
 Judged = tuple[list[Outcome], list[bool]]
+
+
+def _unreliable(pairs: Sequence[Pair]) -> dict[str, dict[str, list[str]]]:
+    """tool → param → the value origins a state learned from these pairs abstains on (reported)."""
+    calls = [(p.label, p.arguments) for p in pairs]
+    found = unreliable_origins(calls, learned_constants(calls))
+    return {tool: {param: list(origins) for param, origins in ps.items()} for tool, ps in found.items()}
 
 
 def cross_fitted(
@@ -257,7 +270,8 @@ def _record(
     verdict: dict[str, Any],
     result: dict[str, Any],
 ) -> None:
-    figures = {k: result[k] for k in ("pairs", "served_version", "fitted", "evaluation", "transforms")}
+    kept = ("pairs", "served_version", "fitted", "evaluation", "transforms", "unreliable")
+    figures = {k: result[k] for k in kept}
     figures["learned_from"] = len(train)
     if verdict["promote"]:
         head = fitted.head.to_bytes() if fitted.head else None

@@ -4,7 +4,8 @@ Nothing of the prompt's text is kept: the encoder vector, the upstream's choice,
 probabilities, and per argument its JSON type, whether the value is in the conversation, the
 value itself only when it is not (then it is something the upstream sets by itself, `units:
 "metric"`, never something the user said), whether the engine's value agreed, and the names of the
-rewrites that map the value the engine read from the text to the upstream's (`rewrites.py`).
+rewrites that map the value the engine read from the text to the upstream's (`rewrites.py`), and
+where the engine's value came from (`origins.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.grounding import GROUNDED
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
+from shadowswitch.engines.local.conversation import value_origin
 from shadowswitch.learning.state import TurnState
 from shadowswitch.request import ChatView, message_text
 from shadowswitch.store.tables import Exemplar
@@ -118,6 +120,9 @@ def _arguments(
         shown = value if isinstance(value, str) else json.dumps(value)
         in_text = bool(shown) and shown.lower() in conversation
         entry: dict[str, Any] = {"type": type(value).__name__, "in_text": in_text, "local": name in local}
+        origin = value_origin((choice.sources or {}).get(name) or {}, request) if name in local else None
+        if origin:
+            entry["origin"] = origin  # where the engine's value came from (`learning/origins.py`)
         if not in_text and _is_constant(value, conversation):
             entry["value"] = value
         if comparable:

@@ -32,6 +32,7 @@ from shadowswitch.learning.memory import (
     turn_key,
     vote,
 )
+from shadowswitch.learning.origins import Unreliable, unreliable_origins, vetoed
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -56,9 +57,15 @@ class Pair:
     last_error: bool = False
     step: int = 0
 
-    def call(self, constants: dict[str, dict[str, Any]]) -> float:
+    def call(self, constants: dict[str, dict[str, Any]], unreliable: Unreliable | None = None) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
-        return call_agreed(self.label, self.local_tool, self.args_status, self.arguments, constants)
+        status, arguments = self.args_status, self.arguments
+        return call_agreed(self.label, self.local_tool, status, arguments, constants, unreliable)
+
+    def vetoed(self, unreliable: Unreliable) -> bool:
+        """The engine filled the upstream's tool with a value of an unreliable origin: it abstains."""
+        found = vetoed(self.arguments, unreliable.get(self.label))
+        return self.local_tool == self.label and found is not None
 
 
 @dataclass(frozen=True)
@@ -108,15 +115,17 @@ def decide(
     floor: float = FLOOR,
     probs: Sequence[Mapping[str, float]] | None = None,
     deferral: Deferral | None = None,
+    unreliable: Unreliable | None = None,
 ) -> list[Outcome]:
     """Each pair decided by a state whose exemplars are `memory`; a pair never votes for itself
     (with `memory` the pairs themselves, that is leave-one-out). `probs`: per pair, the trained
-    head's probabilities to start from instead of the zero-shot ones."""
-    constants = constants or {}
+    head's probabilities to start from instead of the zero-shot ones; `unreliable`: the state's
+    unreliable value origins (`origins.py`), on which it abstains."""
+    constants, unreliable = constants or {}, unreliable or {}
     if memory:
         sims = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
         labels = np.array([m.label for m in memory], dtype=object)
-        calls = np.array([m.call(constants) for m in memory], dtype=np.float64)
+        calls = np.array([m.call(constants, unreliable) for m in memory], dtype=np.float64)
         ids, other_ids = codes([p.id for p in pairs], [m.id for m in memory])
         sims[ids[:, None] == other_ids[None, :]] = -1.0
         keys = [turn_key(p.blocked) for p in pairs], [turn_key(m.blocked) for m in memory]
@@ -136,7 +145,8 @@ def decide(
         gate = call_rate(sims[i], labels, calls, chosen, rate, floor) if memory else 1.0
         x = tuple(_features(pair, chosen, ranked[0], margin, gate))
         confidence = deferral.probability(x) if deferral else ranked[0] * gate
-        out.append(replace(_outcome(pair, chosen, confidence, margin, rate, constants), features=x))
+        outcome = _outcome(pair, chosen, confidence, margin, rate, constants, unreliable)
+        out.append(replace(outcome, features=x))
     return out
 
 
@@ -155,6 +165,7 @@ def _outcome(
     margin: float,
     rate: float,
     constants: dict[str, dict[str, Any]],
+    unreliable: Unreliable,
 ) -> Outcome:
     if chosen in pair.blocked:  # the engine abstains (repeated_call): it does not answer wrong
         return Outcome(confidence, margin, float(chosen == pair.label), True)
@@ -164,7 +175,9 @@ def _outcome(
         return Outcome(confidence, margin, 1.0, False)
     if chosen == pair.local_tool and pair.args_status == "missing":
         return Outcome(confidence, margin, 0.0, True)
-    call = pair.call(constants)
+    if pair.vetoed(unreliable):  # a value of an unreliable origin: the engine abstains
+        return Outcome(confidence, margin, 0.0, True)
+    call = pair.call(constants, unreliable)
     return Outcome(confidence, margin, rate if np.isnan(call) else call, False)
 
 
@@ -199,13 +212,14 @@ def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool =
     threshold 1.0 serves nothing but what the memory is certain of."""
     rate = args_rate(pairs)
     constants = learned_constants([(p.label, p.arguments) for p in pairs])
+    unreliable = unreliable_origins([(p.label, p.arguments) for p in pairs], constants)
     best: tuple[tuple[float, float], Fitted, tuple[bool, list[Outcome] | None]] | None = None
     starts: list[tuple[Sequence[Mapping[str, float]] | None, bool]] = [(None, False)]
     if head and len(pairs) >= HEAD_MIN:
         starts.append((cross_predict(pairs), True))
     for probs, trained in starts:
         for weight in WEIGHTS:
-            raw = decide(pairs, pairs, weight, rate, constants, floor, probs)
+            raw = decide(pairs, pairs, weight, rate, constants, floor, probs, unreliable=unreliable)
             for deferred, outcomes in ((False, raw), (True, cross_deferred(raw))):
                 for threshold in GRID:
                     point = at(outcomes, threshold)

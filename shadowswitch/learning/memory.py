@@ -25,6 +25,7 @@ import numpy as np
 
 from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head, Request
+from shadowswitch.learning.origins import Unreliable, vetoed
 from shadowswitch.learning.transforms import Transform, explained, learned_transforms
 
 K = 8  # neighbours that vote
@@ -60,6 +61,7 @@ class Memory:
     turns: np.ndarray[Any, Any] | None = None  # (n,) `turn_key` of the tools already called
     head: Head | None = None  # the trained choice model (None: start from the zero-shot ranking)
     deferral: Deferral | None = None  # the threshold applies to its probability (None: p × gate)
+    unreliable: Unreliable = field(default_factory=dict)  # tool → param → origins it abstains on
 
     @property
     def floor(self) -> float:
@@ -161,12 +163,15 @@ def call_agreed(
     status: str,
     arguments: Mapping[str, Any] | None,
     constants: Mapping[str, Mapping[str, Any]],
+    unreliable: Unreliable | None = None,
 ) -> float:
     """1 when the engine's call of the upstream's tool agreed, or agrees once the state's learned
     values apply (a constant for a value the engine left out, a transform of a value it read), 0
     when it does not, nan when not known (another tool filled, or it would have abstained for a
-    missing value, which it does at serving time too)."""
+    missing value or a value of an unreliable origin, which it does at serving time too)."""
     if label == NO_TOOL or local_tool != label or status not in ("agree", "differ", "absent"):
+        return float("nan")
+    if vetoed(arguments, (unreliable or {}).get(label)):
         return float("nan")
     learned = constants.get(label, {})
     entries = arguments or {}

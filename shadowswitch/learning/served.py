@@ -22,6 +22,7 @@ from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import Memory, learned_constants, turn_key, usual_parameters
+from shadowswitch.learning.origins import unreliable_origins
 from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,7 @@ class ServedMemories:
         )
         calls = [(r.label, r.arguments) for r in rows]
         constants = learned_constants(calls)
+        unreliable = unreliable_origins(calls, constants)
         pairs = [to_pair(r) for r in rows]
         return Memory(
             version=state.version,
@@ -85,11 +87,12 @@ class ServedMemories:
             min_confidence=state.min_confidence,
             constants=constants,
             usual=usual_parameters(calls),
-            calls=np.array([p.call(constants) for p in pairs], dtype=np.float64),
+            calls=np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64),
             call_prior=args_rate(pairs),
             turns=np.array([turn_key(r.blocked) for r in rows], dtype=object),
             head=Head.from_bytes(state.head) if state.head else None,
             deferral=Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral")),
+            unreliable=unreliable,
         )
 
     async def _run(self) -> None:

@@ -29,6 +29,25 @@ def value_turn(request: ChatView) -> tuple[int | None, str]:
     return found[-1] if found else (None, "")
 
 
+def value_origin(source: dict[str, Any], request: ChatView) -> str | None:
+    """Where a filled value came from, as learning counts it: the source's kind and, for a value
+    read from a message, which one (`text:last_user`, `text:earlier_user`, `text:tool_result`,
+    `enum_choice:last_user`, `default`, `learned`...). None for no source."""
+    kind = source.get("source")
+    if not isinstance(kind, str):
+        return None
+    index = source.get("message")
+    if not isinstance(index, int) or not 0 <= index < len(request.messages):
+        return kind
+    role = request.messages[index].get("role")
+    if role == "user":
+        turns = user_turns(request)
+        where = "last_user" if turns and turns[0][0] == index else "earlier_user"
+    else:
+        where = "tool_result" if role in ("tool", "function") else str(role)
+    return f"{kind}:{where}"
+
+
 def earlier_turns(request: ChatView) -> list[tuple[int, str]]:
     """(message index, text) of the user turns before the last one, newest first."""
     return user_turns(request)[1:]

@@ -20,7 +20,7 @@ from shadowswitch.engines.base import Choice, ChoiceTrace, ScoredCandidate
 from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
-from shadowswitch.engines.local.arguments.learned import learned_values, with_usual
+from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
@@ -291,6 +291,8 @@ class Decider:
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments
         reason = filled.abstain_reason  # a required value the conversation does not give
+        if reason is None and memory is not None:  # a value read where this one is usually wrong
+            reason = unreliable_value(filled.sources, request, memory.unreliable.get(best.id))
         if reason is None and not is_valid(args, best.parameters):
             reason = "invalid_arguments: no value satisfies the tool's schema"
         elif reason is None and (best.id, canonical_arguments(args)) in request.previous_calls:

@@ -1,6 +1,7 @@
 """What a task type's learned state adds to a chosen tool's arguments: the parameters the upstream
-always sets made required, the constants it always sends filled in (provenance `learned`), and
-the values it rewrites rewritten (provenance `learned_transform`), from a grounded value only."""
+always sets made required, the constants it always sends filled in (provenance `learned`), the
+values it rewrites rewritten (provenance `learned_transform`), from a grounded value only, and an
+abstention on a value read where this parameter's values are usually wrong (`unreliable_value`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Filled
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, rewrite
+from shadowswitch.engines.local.conversation import value_origin
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.learning.memory import constant_values, transforms_of
 
 if TYPE_CHECKING:
     from shadowswitch.learning.memory import Memory
+    from shadowswitch.request import ChatView
+
+UNRELIABLE_PREFIX = "unreliable_value:"
 
 
 def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
@@ -63,3 +68,15 @@ def learned_values(
         filled.put(name, (value, {"source": "learned", "state_version": version}))
         if name in filled.missing:
             filled.missing.remove(name)
+
+
+def unreliable_value(
+    sources: dict[str, Any], request: ChatView, unreliable: dict[str, tuple[str, ...]] | None
+) -> str | None:
+    """`unreliable_value:<param> (<origin>)` for the first value whose origin the learned state
+    found usually wrong for this parameter (`learning/origins.py`), else None."""
+    for name, source in sources.items():
+        origin = value_origin(source, request)
+        if origin is not None and origin in (unreliable or {}).get(name, ()):
+            return f"{UNRELIABLE_PREFIX}{name} ({origin})"
+    return None
