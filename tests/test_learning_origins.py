@@ -41,8 +41,9 @@ def test_an_origin_usually_wrong_is_unreliable_and_another_is_not() -> None:
     assert unreliable_origins(seen) == {UNLOCK: {"username": ("text:last_user",)}}
     assert unreliable_origins(calls("text:last_user", 0, MIN - 1)) == {}  # too few to say
     assert unreliable_origins(calls("text:last_user", 9, 10)) == {}  # right 9 times in 10
-    assert unreliable_origins(calls("text:last_user", 10, 20)) == {UNLOCK: {"username": ("text:last_user",)}}
-    assert upper_bound(5, 5) == 1.0 and 0.45 < upper_bound(0, 5) < 0.55
+    assert unreliable_origins(calls("text:last_user", 4, 20)) == {UNLOCK: {"username": ("text:last_user",)}}
+    assert unreliable_origins(calls("text:last_user", 10, 20)) == {}  # the gate tells those apart
+    assert upper_bound(5, 5) == 1.0 and 0.4 < upper_bound(0, 5) < 0.5
     assert unreliable_origins([("__no_tool__", {"x": entry("text:last_user", False)})] * 9) == {}
 
 
