@@ -134,3 +134,14 @@ def test_tests_share_helpers_only_through_tests_support() -> None:
         if name.split(".")[0] == "tests" and not name.startswith("tests.support")
     ]
     assert offenders == []
+
+
+def test_a_product_module_over_300_lines_says_why() -> None:
+    """STYLE: small modules named after what they do; a long one states its reason (the word
+    "lines" in its docstring, with the reason)."""
+    long = []
+    for path in sorted((ROOT / "shadowswitch").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 300 and "lines" not in (ast.get_docstring(ast.parse(text)) or ""):
+            long.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
+    assert not long, long
