@@ -168,3 +168,20 @@ def test_a_part_of_a_looked_up_name_is_resolved_too_but_not_a_fragment_of_a_word
     kept.put("username", ("Whit", in_message(from_text("for Whit", 4, 8), 1)))
     read_elsewhere(kept, schema, [], [(3, SEARCH)], FILLER.fill)
     assert kept.arguments == {"username": "Whit"}
+
+
+NOTE = obj(
+    ["ticket_id", "note"],
+    ticket_id={"type": "string", "description": "Ticket id, like INC-1234"},
+    note={"type": "string", "description": "The note to add"},
+)
+
+
+def test_an_earlier_turn_that_contradicts_the_last_one_gives_nothing() -> None:
+    # the last turn's reading put a sentence in ticket_id; the earlier turn says another id, and
+    # read for the missing note alone it would give the id as the note
+    alone = FILLER.fill(obj(["note"], note=NOTE["properties"]["note"]), "Please look at INC-1010")
+    assert alone.arguments.get("note"), alone
+    filled = Filled(arguments={"ticket_id": "the laptop is now unplugged"}, missing=["note"])
+    read_elsewhere(filled, NOTE, [(1, "Please look at INC-1010")], [], FILLER.fill)
+    assert "note" not in filled.arguments and filled.missing == ["note"], filled

@@ -3,8 +3,9 @@
 The last user turn is read first (`filler.py`). Then, for a required text, number or enum
 parameter still missing:
 
-1. the earlier user turns, newest first, read as the last one is (a value of a span only: no
-   default, no decoder);
+1. the earlier user turns, newest first, read as the last one is, for all the tool's parameters
+   (a value of a span only: no default, no decoder), passing over a turn that gives a parameter
+   the last turn filled another value;
 2. the tool results since the last user turn, where a key names the parameter (`results.py`):
    the search's `{"users": [{"username": "dwhitfield"}]}` gives `unlock_account`'s `username`.
 
@@ -54,7 +55,7 @@ def read_elsewhere(
             if _resolved(read, keyed[p.name], results):
                 filled.put(p.name, keyed[p.name])
     wanted = [p for p in params if p.required and p.name in filled.missing]
-    said = _said_earlier(wanted, earlier, fill_text)
+    said = _said_earlier(wanted, params, filled, earlier, fill_text) if wanted else {}
     for p in wanted:
         options = [v for v in (said.get(p.name), keyed.get(p.name)) if v is not None]
         if not options or len({repr(normalise(v)) for v, _ in options}) > 1:
@@ -64,23 +65,33 @@ def read_elsewhere(
 
 
 def _said_earlier(
-    wanted: list[Param], earlier: list[tuple[int, str]], fill_text: FillText
+    wanted: list[Param],
+    params: list[Param],
+    filled: Filled,
+    earlier: list[tuple[int, str]],
+    fill_text: FillText,
 ) -> dict[str, Value]:
-    """What the earlier user turns say for the wanted parameters, the newest turn first."""
+    """What the earlier user turns say for the wanted parameters, the newest turn first.
+
+    Each turn is read for *all* the tool's parameters, as the last one is: read for the missing
+    ones alone, any span fits a free-text parameter, and a ticket id said earlier became a note.
+    A turn that gives a parameter the last turn filled another value is passed over: one of the
+    two readings is wrong, and which one is not known."""
     found: dict[str, Value] = {}
+    names = [p.name for p in params]
+    schema = {"type": "object", "properties": {p.name: p.schema for p in params}, "required": names}
     for message, text in earlier:
-        left = [p for p in wanted if p.name not in found]
-        if not left:
+        if all(p.name in found for p in wanted):
             break
-        schema = {
-            "type": "object",
-            "properties": {p.name: p.schema for p in left},
-            "required": [p.name for p in left],
-        }
         sub = fill_text(schema, text)
-        for name, value in sub.arguments.items():
-            if sub.sources[name].get("source") in SPANS:
-                found[name] = (value, in_message(sub.sources[name], message))
+        spans = {n: v for n, v in sub.arguments.items() if sub.sources[n].get("source") in SPANS}
+        if any(
+            n in filled.arguments and normalise(v) != normalise(filled.arguments[n]) for n, v in spans.items()
+        ):
+            continue
+        for p in wanted:
+            if p.name in spans and p.name not in found:
+                found[p.name] = (spans[p.name], in_message(sub.sources[p.name], message))
     return found
 
 
