@@ -67,6 +67,12 @@ def test_english_number_words_are_read_as_one_number(text: str, value: int) -> N
     assert read == {value}
 
 
+@pytest.mark.parametrize("text", ["double my quota", "a double room", "triple the budget"])
+def test_a_multiplier_or_a_kind_is_no_quantity(text: str) -> None:
+    # "double" multiplies a value not given, or names a kind: read as 2 it was served as a quota
+    assert not [s for s in extract(f"Please {text}") if s.kind in ("number", "wordnum")]
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [

@@ -1,6 +1,8 @@
 """Numbers written in English words: a run of cardinals is one number ("twenty five" → 25, "three
 hundred" → 300, "forty-two" → 42), read by text2num (MIT); a word alone is read from the table
-(tables/words.json `numbers`), which also knows "dozen", "once", "twice" and ordinals.
+(tables/words.json `numbers`), which also knows "dozen", "once", "twice" and ordinals. It does
+not read "double" or "triple": they multiply ("double my quota") or name a kind ("a double
+room"), and read as 2 or 3 they were served as a quantity the user never gave.
 
 A run text2num cannot read ("five twenty": a time? two numbers?) gives no number at all: a
 number read wrong is served wrong, one not read is only missed.
