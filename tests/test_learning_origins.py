@@ -21,7 +21,7 @@ from shadowswitch.learning.origins import MIN, unreliable_origins, upper_bound, 
 from shadowswitch.learning.transforms import Transform
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.support.learning import AUTH, TOKEN, cli, has_pairs, serves, shadow_policy
+from tests.support.learning import AUTH, TOKEN, cli, send_paced, serves, shadow_policy
 from tests.support.learning import ask as learning_ask
 from tests.support.wait import eventually
 
@@ -197,17 +197,10 @@ def test_a_proxy_learns_an_unreliable_origin_and_abstains_there_only(
     )
     client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
-    def learning() -> dict[str, Any]:
-        body: dict[str, Any] = httpx.get(f"{url}/v1/shadowswitch/learning/helpdesk", headers=AUTH).json()
-        return body
-
     def ask(text: str) -> str:
         return learning_ask(client, "helpdesk", PROXY_TOOLS, [{"role": "user", "content": text}])
 
-    sent = 0
-    for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
-        sent += len([ask(text) for text, _ in train[start : start + 8]])
-        eventually(partial(has_pairs, learning, sent), timeout_s=180, interval_s=0.3)
+    send_paced(url, "helpdesk", ask, [text for text, _ in train])
 
     learned = cli(db_url, tmp_path / "policies", "helpdesk")
     assert learned["unreliable"] == {UNLOCK: {"username": ["text:last_user"]}}, learned

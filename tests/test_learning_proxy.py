@@ -12,7 +12,17 @@ import httpx
 import openai
 import pytest
 
-from tests.support.learning import AUTH, TOKEN, agrees, cli, has_pairs, requests, serves, shadow_policy
+from tests.support.learning import (
+    AUTH,
+    TOKEN,
+    agrees,
+    cli,
+    requests,
+    send_paced,
+    serves,
+    shadow_policy,
+    status,
+)
 from tests.support.learning import ask_support as ask
 from tests.support.wait import eventually
 
@@ -33,14 +43,8 @@ def test_shadow_pairs_teach_the_local_choice(
     )
     client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
-    def learning() -> dict[str, Any]:
-        body: dict[str, Any] = httpx.get(f"{url}/v1/shadowswitch/learning/support", headers=AUTH).json()
-        return body
-
-    ids: list[str] = []
-    for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
-        ids += [ask(client, text) for text, _ in train[start : start + 8]]
-        eventually(partial(has_pairs, learning, len(ids)), timeout_s=180, interval_s=0.3)
+    learning = partial(status, url, "support")
+    ids = send_paced(url, "support", partial(ask, client), [text for text, _ in train])
     before = learning()
     assert before["served_version"] == 0 and before["thresholds"]["source"] == "policy"
     assert (before["recent"]["agreement"] or 0) * before["recent"]["coverage"] < 0.5

@@ -20,7 +20,7 @@ import pytest
 
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.support.learning import AUTH, TOKEN, cli, has_pairs, shadow_policy
+from tests.support.learning import AUTH, TOKEN, cli, send_paced, shadow_policy
 from tests.support.learning import ask as learning_ask
 from tests.support.wait import eventually
 
@@ -87,14 +87,7 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
     )
     client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
-    def learning() -> dict[str, Any]:
-        body: dict[str, Any] = httpx.get(f"{url}/v1/shadowswitch/learning/travel", headers=AUTH).json()
-        return body
-
-    sent = 0
-    for start in range(0, len(train), 8):  # paced: shadow runs beyond the queue's room are skipped
-        sent += len([ask(client, text) for text, _ in train[start : start + 8]])
-        eventually(partial(has_pairs, learning, sent), timeout_s=180, interval_s=0.3)
+    send_paced(url, "travel", partial(ask, client), [text for text, _ in train])
 
     learned = cli(db_url, tmp_path / "policies", "travel")
     assert learned["status"] == "promoted", learned

@@ -64,8 +64,9 @@ class Pair:
 
     def vetoed(self, unreliable: Unreliable) -> bool:
         """The engine filled the upstream's tool with a value of an unreliable origin: it abstains."""
-        found = vetoed(self.arguments, unreliable.get(self.label))
-        return self.local_tool == self.label and found is not None
+        if self.local_tool != self.label:
+            return False
+        return vetoed(self.arguments, unreliable.get(self.label)) is not None
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 
 from tests.support.clients import metric
+from tests.support.wait import eventually
 
 TOKEN = "learn-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -143,3 +147,19 @@ def policy(replay: str) -> dict[str, Any]:
 def ask_support(client: openai.OpenAI, text: str) -> str:
     """One request of the support agent's stream; the decision's id."""
     return ask(client, "support", TOOLS, [{"role": "user", "content": text}])
+
+
+def status(url: str, task: str) -> dict[str, Any]:
+    """`GET /learning/{task}`: the pairs collected, the served version, its figures."""
+    body: dict[str, Any] = httpx.get(f"{url}/v1/shadowswitch/learning/{task}", headers=AUTH).json()
+    return body
+
+
+def send_paced(url: str, task: str, send: Callable[[str], str], texts: Sequence[str]) -> list[str]:
+    """Send the texts 8 at a time, each batch once its pairs are stored (shadow runs beyond the
+    queue's room are skipped); the decision ids."""
+    ids: list[str] = []
+    for start in range(0, len(texts), 8):
+        ids += [send(text) for text in texts[start : start + 8]]
+        eventually(partial(has_pairs, partial(status, url, task), len(ids)), timeout_s=180, interval_s=0.3)
+    return ids
