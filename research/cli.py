@@ -128,6 +128,9 @@ def scaling(
     concurrency: Annotated[str, typer.Option(help="Concurrency levels, comma-separated")] = "1,4,16,64",
     per_size: Annotated[int | None, typer.Option(help="Requests per tool count")] = None,
     per_concurrency: Annotated[int | None, typer.Option(help="Requests per concurrency level")] = None,
+    workers: Annotated[
+        str, typer.Option(help="`serve --workers` counts to compare, comma-separated (memory, req/s)")
+    ] = "1",
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
 ) -> None:
     """The local engine behind a real server, by offered tools and by concurrency.
@@ -144,6 +147,7 @@ def scaling(
         concurrencies=_ints(concurrency),
         per_size=per_size,
         per_concurrency=per_concurrency,
+        workers=_ints(workers),
     )
     run_scaling(config)
 

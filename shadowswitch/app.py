@@ -269,7 +269,11 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
 def _embedded_factory(settings: Settings, policies: PolicySet) -> LocalFactory:
     """Load one engine per model the policies name (every policy may be switched on at run time)."""
 
-    def build() -> LocalEngine:
+    def build() -> LocalEngine | ModelEngine:
+        if settings.engine_socket is not None:  # `serve --workers N`: one engine process for all
+            from shadowswitch.engines.host import SharedEngine
+
+            return SharedEngine.connect(settings.engine_socket)
         from shadowswitch.engines.local import Knowledge, configure_torch, create_engine, load_calibration
 
         configure_torch()  # process-wide, once for every engine

@@ -123,3 +123,9 @@ class EngineError(ShadowswitchError):
 class UnsupportedRequest(EngineError):
     """The local engine cannot handle this request (a tool schema it cannot read, say): the
     request goes generative as an abstention with this reason, not as an engine failure."""
+
+
+class EngineUnavailable(EngineError):
+    """The engine process that `serve --workers N` shares cannot be reached (stopped, restarting,
+    loading a model): the request goes generative, and the breaker does not count it, since the
+    local answer was never wrong."""

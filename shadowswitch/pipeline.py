@@ -30,6 +30,7 @@ from shadowswitch.comparisons import Comparisons
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import (
+    EngineUnavailable,
     Forbidden,
     ServiceUnavailable,
     ShadowswitchError,
@@ -152,6 +153,10 @@ class Pipeline:
         except UnsupportedRequest as exc:  # the request's fault, not the engine's: an abstention
             ctx.decision.abstain_reason = f"unsupported: {exc.message}"
             await self._fall_back(ctx, policy, "abstain")
+            return None
+        except EngineUnavailable as exc:  # the shared engine process is away: not its answer's fault
+            ctx.decision.error = f"local engine unavailable: {safe_text(exc.message)}"
+            await self._fall_back(ctx, policy, "unavailable")
             return None
         except Exception as exc:  # a crash or MemoryError on this request: serve it generatively
             log.exception("local engine failed on task %s", ctx.task_type)

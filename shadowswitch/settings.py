@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     db_timeout_s: float = Field(default=5.0, gt=0)  # a database this slow counts as away
     ramp_check_s: float = Field(default=2.0, gt=0)  # running ramps read their evidence this often
     load_models: bool = True  # False: serve generative only (no local engine)
+    # The engine process this worker shares with the others (`serve --workers N` sets it).
+    engine_socket: Path | None = None
     model_cache: Path | None = None
     calibration: Path = Field(default_factory=packaged_calibration)  # the local engine's prior
     retention: str = "30d"  # decisions older than this are pruned (`db prune`, and hourly by `serve`)

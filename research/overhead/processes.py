@@ -52,11 +52,22 @@ def cpu_seconds(pid: int) -> float:
 
 def rss_bytes(pid: int) -> int:
     """Resident memory of a process and its descendants (VmRSS)."""
+    return _tree_sum(pid, "status", "VmRSS:")
+
+
+def pss_bytes(pid: int) -> int:
+    """Proportional memory of a process and its descendants: each page shared by k processes
+    (the models' libraries in every worker) counts 1/k to each, so the sum is what they cost."""
+    return _tree_sum(pid, "smaps_rollup", "Pss:")
+
+
+def _tree_sum(pid: int, file: str, field: str) -> int:
+    """A kB field of /proc/PID/`file` summed over the process tree, in bytes."""
     total = 0
     for member in process_tree(pid):
         try:
-            for line in Path(f"/proc/{member}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{member}/{file}").read_text().splitlines():
+                if line.startswith(field):
                     total += int(line.split()[1]) * 1024
         except OSError:
             continue

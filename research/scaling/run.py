@@ -24,7 +24,7 @@ from rich.table import Table
 
 from research.bfcl.proxy import free_port
 from research.bfcl.results import git_commit, machine_info, write_results
-from research.overhead.processes import rss_bytes, started
+from research.overhead.processes import pss_bytes, rss_bytes, started
 from research.overhead.targets import KEY_ENV, bench_env
 from research.scaling.tools import ScalingRequest, requests_with_tools
 
@@ -48,6 +48,7 @@ class ScalingConfig:
     per_size: int | None = None  # requests per tool count (default by --quick)
     per_concurrency: int | None = None  # requests per concurrency level, at least the level itself
     concurrency_tools: int = 8
+    workers: tuple[int, ...] = (1,)  # `serve --workers N`, each measured in turn, side by side
 
     def size_count(self) -> int:
         return self.per_size or (6 if self.quick else 40)
@@ -133,35 +134,19 @@ def _percentiles(name: str, values: list[float]) -> dict[str, float | None]:
 def run_scaling(config: ScalingConfig) -> dict[str, Any]:
     started_at = time.monotonic()
     by_tools: list[dict[str, Any]] = []
-    by_concurrency: list[dict[str, Any]] = []
+    by_workers: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ss-scaling-") as tmp:
         workdir = Path(tmp)
-        up_port, port = free_port(), free_port()
+        up_port = free_port()
         up_cmd = [sys.executable, "-m", "research.overhead.upstream", "--port", str(up_port)]
         with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
             policies = write_policies(workdir / "policies", f"http://127.0.0.1:{up_port}/v1")
-            cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port)]
-            cmd += ["--policies", str(policies), "--db", f"sqlite:///{workdir / 'scaling.db'}"]
-            cmd += ["--log-level", "warning"]
-            base = f"http://127.0.0.1:{port}"
-            console.print("starting shadowswitch serve with the embedded models…")
-            with started(cmd, f"{base}/readyz", workdir / "serve.log", bench_env(), timeout_s=900) as server:
-                memory = {"rss_ready_mb": _mb(rss_bytes(server.pid))}
-                console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
-                asyncio.run(send_all(base, requests_with_tools(2, 8, seed=99), 1))  # warm-up
-                for tools in config.tools:
-                    row = {"tools": tools, **_run(base, requests_with_tools(config.size_count(), tools), 1)}
-                    by_tools.append(row)
-                    console.print(f"  tools {tools:>2}: {_line(row)}")
-                for level in config.concurrencies:
-                    requests = requests_with_tools(
-                        config.concurrency_count(level), config.concurrency_tools, 1
-                    )
-                    row = {"concurrency": level, **_run(base, requests, level)}
-                    by_concurrency.append(row)
-                    console.print(f"  concurrency {level:>2}: {_line(row)}")
-                memory["rss_after_mb"] = _mb(rss_bytes(server.pid))
-                startup_s = round(server.ready_s, 2)
+            for workers in config.workers:
+                run = _serve_and_send(
+                    config, workdir, policies, workers, by_tools if not by_workers else None
+                )
+                by_workers.append(run)
+    first = by_workers[0]
     results = {
         "benchmark": "scaling",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -173,18 +158,57 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
             "tools_source": "BFCL live_simple questions; distractors from live_multiple/live_simple tools",
             "concurrency_tools": config.concurrency_tools,
             "scorer": "hybrid (policy default), thresholds 0",
+            "workers": list(config.workers),
         },
         "batching": BATCHING,
-        "startup_to_readyz_s": startup_s,
-        "memory": memory,
+        "startup_to_readyz_s": first["startup_to_readyz_s"],
+        "memory": first["memory"],
         "by_tools": by_tools,
-        "by_concurrency": by_concurrency,
+        "by_concurrency": first["by_concurrency"],
+        "by_workers": by_workers,
         "duration_s": round(time.monotonic() - started_at, 1),
     }
     write_results(config.out, results)
     print_tables(results)
     console.print(f"wrote {config.out}")
     return results
+
+
+def _serve_and_send(
+    config: ScalingConfig, workdir: Path, policies: Path, workers: int, by_tools: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """One `serve --workers N` with the embedded models: its memory, then the concurrency runs
+    (and the tool-count runs into `by_tools`, when given)."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port), "--workers", str(workers)]
+    cmd += ["--policies", str(policies), "--db", f"sqlite:///{workdir / f'scaling-{workers}.db'}"]
+    cmd += ["--log-level", "warning"]
+    base = f"http://127.0.0.1:{port}"
+    console.print(f"starting shadowswitch serve --workers {workers} with the embedded models…")
+    by_concurrency = []
+    with started(
+        cmd, f"{base}/readyz", workdir / f"serve-{workers}.log", bench_env(), timeout_s=900
+    ) as server:
+        memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
+        console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
+        asyncio.run(send_all(base, requests_with_tools(2, 8, seed=99), 1))  # warm-up
+        for tools in config.tools if by_tools is not None else ():
+            row = {"tools": tools, **_run(base, requests_with_tools(config.size_count(), tools), 1)}
+            by_tools.append(row)
+            console.print(f"  tools {tools:>2}: {_line(row)}")
+        for level in config.concurrencies:
+            requests = requests_with_tools(config.concurrency_count(level), config.concurrency_tools, 1)
+            row = {"concurrency": level, **_run(base, requests, level)}
+            by_concurrency.append(row)
+            console.print(f"  concurrency {level:>2}: {_line(row)}")
+        memory["rss_after_mb"] = _mb(rss_bytes(server.pid))
+        memory["pss_after_mb"] = _mb(pss_bytes(server.pid))
+        return {
+            "workers": workers,
+            "startup_to_readyz_s": round(server.ready_s, 2),
+            "memory": memory,
+            "by_concurrency": by_concurrency,
+        }
 
 
 def _run(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
@@ -204,27 +228,34 @@ def _line(row: dict[str, Any]) -> str:
 
 
 def print_tables(results: dict[str, Any]) -> None:
-    columns = ("p50 ms", "p99 ms", "engine p50", "req/s", "local", "right tool", "errors")
     for key, label in (("by_tools", "tools"), ("by_concurrency", "concurrency")):
-        table = Table(label, *columns, title=f"local engine by {label}")
+        table = Table(label, *COLUMNS, title=f"local engine by {label}")
         for row in results[key]:
-            table.add_row(
-                str(row[label]),
-                *(
-                    _num(row[k])
-                    for k in ("latency_p50_ms", "latency_p99_ms", "engine_p50_ms", "throughput_rps")
-                ),
-                f"{row['paths'].get('local', 0)}/{row['requests']}",
-                _num(row["right_tool"]),
-                str(row["errors"]),
-            )
+            table.add_row(str(row[label]), *_cells(row))
         console.print(table)
     memory = results["memory"]
     console.print(
         f"start-up to /readyz {results['startup_to_readyz_s']} s; RSS {memory['rss_ready_mb']} MB ready, "
         f"{memory['rss_after_mb']} MB after the runs"
     )
+    if len(results["by_workers"]) > 1:
+        table = Table("workers", "RSS ready", "PSS ready", "PSS after", *COLUMNS, title="by workers")
+        for run in results["by_workers"]:
+            m = run["memory"]
+            for row in run["by_concurrency"]:
+                sizes = (_num(m[k]) for k in ("rss_ready_mb", "pss_ready_mb", "pss_after_mb"))
+                table.add_row(f"{run['workers']} (c{row['concurrency']})", *sizes, *_cells(row))
+        console.print(table)
     console.print(f"batching: {results['batching']}")
+
+
+COLUMNS = ("p50 ms", "p99 ms", "engine p50", "req/s", "local", "right tool", "errors")
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    times = [_num(row[k]) for k in ("latency_p50_ms", "latency_p99_ms", "engine_p50_ms", "throughput_rps")]
+    local = f"{row['paths'].get('local', 0)}/{row['requests']}"
+    return [*times, local, _num(row["right_tool"]), str(row["errors"])]
 
 
 def _num(value: float | None) -> str:

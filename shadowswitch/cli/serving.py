@@ -31,7 +31,7 @@ def serve(
         ),
     ] = None,
     workers: Annotated[
-        int, typer.Option(min=1, help="Worker processes (each loads its own local models)")
+        int, typer.Option(min=1, help="Worker processes (they share one engine process for the local models)")
     ] = 1,
 ) -> None:
     """Run the proxy (OpenAI-compatible, on /v1). SIGHUP reloads policies; SIGTERM drains, exits 0."""
@@ -92,11 +92,12 @@ KEEP_ALIVE_S = 75  # as nginx
 
 def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
     """Several processes on one port: each builds its app from the environment, so the flags go
-    there; the schema is migrated once here, before the workers race to do it."""
+    there; the schema is migrated once here, before the workers race to do it. The local models
+    load once, in an engine process the workers share (shadowswitch.engines.host)."""
+    import contextlib
     import os
 
-    import uvicorn
-
+    from shadowswitch.engines.host.process import EngineProcess
     from shadowswitch.store import db as database
 
     os.environ.update(
@@ -109,6 +110,16 @@ def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
         SHADOWSWITCH_SHUTDOWN_TIMEOUT_S=str(settings.shutdown_timeout_s),
     )
     database.upgrade(settings.db_url)
+    with contextlib.ExitStack() as stack:
+        if settings.load_models:  # one copy of the models, shared by the workers
+            engine = stack.enter_context(EngineProcess(log_level))
+            os.environ["SHADOWSWITCH_ENGINE_SOCKET"] = str(engine.socket)
+        _run_workers(settings, workers, log_level)
+
+
+def _run_workers(settings: Any, workers: int, log_level: str) -> None:
+    import uvicorn
+
     uvicorn.run(
         "shadowswitch.app:app_from_env",
         factory=True,

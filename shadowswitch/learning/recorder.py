@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 import anyio
@@ -52,16 +53,13 @@ class Learning:
             other = await engine.fill_tool(request, policy, label, self.memory(policy))
         blocked = sorted(called_this_turn(request, policy.feedback.tool_error_regex))
         state = turn_state(request, policy.feedback.tool_error_regex)
-        row = build_exemplar(
-            policy.task_type,
-            decision_id,
-            request,
-            choice,
-            generative,
-            other,
+        region = engine.region_table(policy.engine.model) if hasattr(engine, "region_table") else None
+        # Off the event loop: the place table may be the shared engine process's, over its socket.
+        row = await anyio.to_thread.run_sync(
+            partial(build_exemplar, policy.task_type, decision_id, request, choice, generative, other),
             blocked,
             state,
-            engine.region_table(policy.engine.model) if hasattr(engine, "region_table") else None,
+            region,
         )
         if row is None:
             return

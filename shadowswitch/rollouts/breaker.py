@@ -7,6 +7,7 @@ closed ──N failures in a row──▶ open ──reprobe_at reached──▶
 
 What counts: a failure is an invalid local answer, an engine error, negative
 feedback, and — when the policy says so — an abstention or a disagreement.
+An engine process that could not be reached (`unavailable`) is neither.
 A success is positive feedback, or a valid local answer that no feedback can
 follow (plain content or an action). A valid answer made of tool calls is
 *pending*: the agent's next request carries its tool result, which decides

@@ -1,0 +1,159 @@
+"""The engine process: the models loaded once, answering the workers on a Unix socket.
+
+`python -m shadowswitch.engines.host --socket PATH` (started by `serve --workers N`). It reads
+the same settings as the workers (the environment) and loads the models the policies name; a
+model a reloaded policy names later is loaded when a request first asks for it. It exits when
+the process that started it is gone, so a killed `serve` leaves no engine behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from shadowswitch.engines.base import Choice
+from shadowswitch.engines.engine_set import EngineSet
+from shadowswitch.engines.host import wire
+from shadowswitch.engines.local.runtime.lru import LRU
+from shadowswitch.errors import UnsupportedRequest
+from shadowswitch.settings import Settings
+
+log = logging.getLogger(__name__)
+MEMORIES = 64  # learned states kept by digest: a few per task type, across every worker
+
+
+class Host:
+    """The engine set, loaded off the event loop, and the learned states the workers sent."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engines: EngineSet | None = None
+        self.memories: LRU[str, Any] = LRU(MEMORIES)
+        self._loading: set[str] = set()
+
+    def load(self) -> None:
+        from shadowswitch.engines.local import Knowledge, configure_torch, create_engine, load_calibration
+        from shadowswitch.engines.local.runtime.process import freeze_heap
+        from shadowswitch.policy import load_policies
+
+        configure_torch()
+        prior = load_calibration(self.settings.calibration)
+        knowledge = Knowledge.load(self.settings.knowledge)
+        specs = {p.engine.model for p in load_policies(self.settings.policies).policies.values()}
+        cache = self.settings.model_cache
+        self.engines = EngineSet.load(specs, lambda spec: create_engine(spec, cache, prior, knowledge))
+        freeze_heap()
+        log.info("engine host ready: %s", ", ".join(sorted(self.engines.engines)) or "no model yet")
+
+    async def answer(self, job: wire.Job) -> Choice | wire.Failure | None:
+        """The Choice, or a `wire.Failure`; None when the learned state must be sent first."""
+        engines = self.engines
+        if engines is None:
+            return wire.Failure("unavailable", "the engine host is still loading its models")
+        model = job.policy.engine.model
+        if not engines.serves(model):
+            self._load_later(engines, model)
+            return wire.Failure("unavailable", f"the engine host is loading model {model!r}")
+        memory = None
+        if job.memory_digest is not None:
+            memory = self.memories.get(job.memory_digest)
+            if memory is None and job.memory is None:
+                return None
+            if memory is None and job.memory is not None:
+                memory = await anyio.to_thread.run_sync(wire.load, job.memory)
+                self.memories.put(job.memory_digest, memory)
+        try:
+            if job.tool is not None:
+                return await engines.fill_tool(job.request, job.policy, job.tool, memory)
+            return await engines.decide(job.request, job.policy, memory)
+        except UnsupportedRequest as exc:
+            return wire.Failure("unsupported", exc.message)
+        except Exception as exc:  # the worker records it as an engine error, as in one process
+            log.exception("engine job failed")
+            return wire.Failure("error", f"{type(exc).__name__}: {exc}")
+
+    def region_of(self, name: str) -> str | None:
+        engines = self.engines
+        region = engines.region_table(next(iter(engines.engines), "embedded")) if engines else None
+        return region(name) if region else None
+
+    def _load_later(self, engines: EngineSet, model: str) -> None:
+        if model in self._loading or engines.build is None:
+            return
+        self._loading.add(model)
+        build = engines.build
+
+        def run() -> None:
+            try:
+                engines.add(model, build(model))
+                log.info("engine host loaded model %s", model)
+            except Exception:  # its task types stay generative
+                log.exception("engine host could not load model %s", model)
+            finally:
+                self._loading.discard(model)
+
+        threading.Thread(target=run, name=f"load {model}", daemon=True).start()
+
+
+def create_host_app(host: Host) -> Starlette:
+    async def health(_request: Request) -> JSONResponse:
+        ready = host.engines is not None
+        models = sorted(host.engines.engines) if host.engines else []
+        return JSONResponse(
+            {"ready": ready, "models": models, "pid": os.getpid()}, status_code=200 if ready else 503
+        )
+
+    async def job(request: Request) -> Response:
+        body = await request.body()
+        answer = await host.answer(await anyio.to_thread.run_sync(wire.load, body))
+        if answer is None:
+            return Response(status_code=wire.MEMORY_UNKNOWN)
+        return Response(wire.dump(answer), media_type=wire.CONTENT_TYPE)
+
+    async def region(request: Request) -> JSONResponse:
+        return JSONResponse({"region": host.region_of(request.query_params.get("name", ""))})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        loading = asyncio.create_task(anyio.to_thread.run_sync(host.load))
+        yield
+        loading.cancel()
+
+    routes = [Route("/health", health), Route("/job", job, methods=["POST"]), Route("/region", region)]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """A thread that ends this process once the one that started it is gone (SIGKILLed `serve`)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        log.warning("engine host: serve (pid %d) is gone; exiting", parent)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit with parent", daemon=True).start()
+
+
+def run(socket: Path, log_level: str = "info") -> None:
+    import uvicorn
+
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    exit_with_parent(os.getppid())
+    with contextlib.suppress(FileNotFoundError):
+        socket.unlink()  # a socket left by an engine that was killed
+    app = create_host_app(Host(Settings()))
+    uvicorn.run(app, uds=str(socket), log_level=log_level.lower(), timeout_keep_alive=75)
