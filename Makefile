@@ -28,18 +28,22 @@ $(VENV)/.installed: pyproject.toml lab/pyproject.toml
 		|| echo "warning: no chromium: the dashboard's browser tests need it (apt-get install chromium)"
 	touch $@
 
-# The SQLite pass, and beside it the PostgreSQL pass, lint and the wheel check one after the other:
-# the SQLite pass is the longest and idle part of the time (servers starting, sockets, the
-# database), and mypy alone takes two minutes of CPU on a fresh clone. The side's output is held
-# in a log and shown when both are done, so the two never interleave.
+# Two lanes on the machine's cores: the SQLite pass's longest part, and beside it the PostgreSQL
+# pass, lint, the wheel check and the rest of the SQLite pass (the bench and demo tests), one
+# after the other. Much of a pass is idle time (servers starting, sockets, the database), and
+# mypy alone takes two minutes of CPU on a fresh clone. The side lane's output is held in a log
+# and shown when both are done, so the two never interleave.
+SIDE_TESTS := tests/research tests/examples tests/test_demo.py
+
 test: install
 	@{ $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
 	   $(MAKE) --no-print-directory lint; lint=$$?; \
 	   $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
-	   exit $$(( postgres || lint || wheel )); } > .test-beside.log 2>&1 & beside=$$!; \
-	$(MAKE) --no-print-directory test-sqlite; sqlite=$$?; \
+	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS); side=$$?; \
+	   exit $$(( postgres || lint || wheel || side )); } > .test-beside.log 2>&1 & beside=$$!; \
+	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS),--ignore=$(t)); sqlite=$$?; \
 	wait $$beside; beside=$$?; \
-	echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-beside.log; \
+	echo "--- PostgreSQL pass, lint, wheel check, SQLite pass of $(SIDE_TESTS) ---"; cat .test-beside.log; \
 	exit $$(( sqlite || beside ))
 
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
