@@ -26,6 +26,8 @@ $(VENV)/.installed: pyproject.toml lab/pyproject.toml
 		$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"; }
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
 		|| echo "warning: no chromium: the dashboard's browser tests need it (apt-get install chromium)"
+	@command -v haproxy >/dev/null || (apt-get update -qq && apt-get install -y -qq haproxy) \
+		|| echo "warning: no haproxy: bench cluster and its test need it (apt-get install haproxy)"
 	touch $@
 
 # Two lanes on the machine's cores: the SQLite pass's longest part, and beside it the PostgreSQL

@@ -199,6 +199,36 @@ def load(
     )
 
 
+@bench_app.command("cluster")
+def cluster(
+    requests: Annotated[int, typer.Option(help="Requests per phase")] = 2_000,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at any time")] = 32,
+    db: Annotated[
+        str, typer.Option(help="PostgreSQL URL; the bench makes and drops a database of its own there")
+    ] = "postgresql+psycopg://postgres@127.0.0.1:5432/test",
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/cluster.json"),
+) -> None:
+    """Two replicas on PostgreSQL behind HAProxy: req/s against one, and a replica SIGKILLed.
+
+    The load benchmark's mixed traffic, in three phases: straight to one replica, through HAProxy
+    to both, and through HAProxy while one replica is killed and started again. Each request
+    answered with a decision id must have exactly one row. Needs HAProxy (apt-get install haproxy).
+    """
+    _offline_and_stoppable()
+    from research.cluster.run import ClusterConfig, run_cluster
+    from research.load.run import write
+
+    results = run_cluster(ClusterConfig(requests, concurrency, db=db, out=out))
+    write(results, out)
+    one, two, killed = results["one_replica"], results["two_replicas"], results["kill_and_restart"]
+    typer.echo(
+        f"one replica {one['throughput_rps']} req/s ({one['decisions_per_s']} decisions/s); two behind "
+        f"HAProxy {two['throughput_rps']} req/s ({two['decisions_per_s']} decisions/s); with a replica "
+        f"killed at {killed['killed_at_s']} s: {killed['summary']['errors']} errors, rows missing "
+        f"{killed['records']['missing']}, duplicated {killed['records']['duplicated']} → {out}"
+    )
+
+
 @bench_app.command("e2e")
 def e2e(
     quick: Annotated[

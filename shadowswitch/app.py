@@ -50,9 +50,10 @@ from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.services import Hooks, Services, Task
 from shadowswitch.settings import Settings
 from shadowswitch.store import db
-from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.keys import KeyStore, UsageStore
+from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow
 

@@ -51,7 +51,7 @@ from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_k
 from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.store.decisions import DecisionRecorder
+from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 
 log = logging.getLogger(__name__)
@@ -239,28 +239,37 @@ class Pipeline:
 
     async def _relay(self, ctx: Context, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
         """Forward a stream as it comes (chunks that arrived together in one write), and record
-        it once it has ended (or broken off)."""
+        it once it has ended (before its last bytes leave: a process killed after the agent has
+        its whole answer still has its record in the journal) or broken off."""
         joined = wire.MessageAccumulator()
+        recorded = False
         try:
             async for burst in bursts(chunks):
                 for chunk in burst.items:
                     joined.add(chunk)
                 events: list[dict[str, Any] | str] = [*burst.items, *(["[DONE]"] if burst.last else [])]
+                if burst.last:
+                    recorded = self._record_stream(ctx, joined)
                 yield b"".join(wire.sse(event) for event in events)
         except UpstreamError as exc:  # past the first byte the status is sent: say it in-stream
             ctx.decision.error = exc.message
             ctx.decision.status_code = exc.status_code
             yield wire.sse(exc.body())
         finally:
-            message = joined.message()
-            apply_validity(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
-            if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
-                ctx.decision.valid = False
-            if joined.usage:
-                ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
-                ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
-            self._after_generative(ctx, message)
-            self.records.record(ctx, message)
+            if not recorded:
+                self._record_stream(ctx, joined)
+
+    def _record_stream(self, ctx: Context, joined: wire.MessageAccumulator) -> bool:
+        message = joined.message()
+        apply_validity(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
+        if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
+            ctx.decision.valid = False
+        if joined.usage:
+            ctx.decision.prompt_tokens = joined.usage.get("prompt_tokens")
+            ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
+        self._after_generative(ctx, message)
+        self.records.record(ctx, message)
+        return True
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
         if ctx.route == Route.SHADOW and ctx.policy is not None and self._local_serves(ctx.policy):

@@ -10,7 +10,7 @@ from shadowswitch.answers import wire
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.exchange import Context, Reply
 from shadowswitch.metrics import Metrics
-from shadowswitch.store.decisions import DecisionRecorder
+from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 
 CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"

@@ -30,6 +30,7 @@ if native_bf16():
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import tiers
+from tests.support.postgres import PG_ADMIN
 from tests.support.proxies import Proxies
 from tests.support.servers import running
 from tests.support.upstreams import create_replay_upstream, scripted_upstream
@@ -41,7 +42,6 @@ pytest_plugins = ["tests.support.cputime"]  # --cpu-durations=N
 hypothesis_settings.register_profile("suite", derandomize=True)
 hypothesis_settings.load_profile("suite")
 
-PG_ADMIN = os.environ.get("SHADOWSWITCH_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BACKEND = os.environ.get("SHADOWSWITCH_TEST_DB", "sqlite")
 
 

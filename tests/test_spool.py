@@ -103,3 +103,23 @@ def test_the_default_directory_is_beside_sqlite_and_per_database_otherwise(tmp_p
     one = default_dir("postgresql+psycopg://u:secret@h/one")
     assert one != default_dir("postgresql+psycopg://u:secret@h/two")
     assert "secret" not in str(one)
+
+
+def test_a_killed_process_journal_is_spooled_by_the_next_start_sealed_parts_are_not(
+    tmp_path: Path,
+) -> None:
+    a = Spool(tmp_path, max_bytes=1_000_000)
+    b = Spool(tmp_path, max_bytes=1_000_000)  # a live neighbour: its journal is not touched
+    journal = a.journal()
+    for item in items(0, 2):
+        journal.write(item)
+    journal.seal().unlink()  # a flush wrote those two to the database
+    for item in items(2, 3):
+        journal.write(item)  # queued and answered, then the process is SIGKILLed: no flush
+    b.journal().write(items(100, 1)[0])
+    a.own.lock.close()  # what the kill releases; the journal stays on disk
+    c = Spool(tmp_path, max_bytes=1_000_000)  # the restart, in a's slot
+    assert c.own.dir == a.own.dir
+    assert drain(c) == ["d00002", "d00003", "d00004"]
+    assert not list(c.own.dir.glob("journal-*"))  # spooled, so gone
+    assert len(list(b.own.dir.glob("journal-*"))) == 1

@@ -14,7 +14,8 @@ import pytest
 
 from shadowswitch.metrics import Metrics
 from shadowswitch.store import db
-from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.decisions import DecisionStore
+from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 from shadowswitch.store.writes import Insert, Update, encode
 from tests.support.wait import eventually_async

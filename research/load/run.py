@@ -92,34 +92,39 @@ def upstream(work: Path) -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "examples.upstreams.scripted:create_upstream", "--factory"]
     command += ["--port", str(port), "--log-level", "warning", "--timeout-keep-alive", "600"]
-    with _process(command, work / "upstream.log") as process:
+    with run_process(command, work / "upstream.log") as process:
         url = f"http://127.0.0.1:{port}/v1"
-        _wait_for(url + "/models", process, 60, work / "upstream.log")
+        wait_for(url + "/models", process, 60, work / "upstream.log")
         yield url
 
 
 @contextmanager
 def proxy(work: Path, upstream_url: str, db_url: str, config: LoadConfig) -> Iterator[tuple[str, int]]:
     """`shadowswitch serve` with the load policies; yields its base URL and pid."""
-    folder = work / "policies"
-    folder.mkdir()
-    defaults = {"upstream": {"model": "openai/scripted", "api_base": upstream_url, "timeout_s": 60}}
-    (folder / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
-    for policy in traffic.policies():
-        (folder / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
+    folder = write_policies(work / "policies", upstream_url)
     port = free_port()
     command = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port)]
     command += ["--policies", str(folder), "--db", db_url, "--log-level", "warning"]
     command += [] if config.models else ["--no-models"]
     command += ["--workers", str(config.workers)] if config.workers > 1 else []
-    with _process(command, work / "serve.log") as process:
+    with run_process(command, work / "serve.log") as process:
         base = f"http://127.0.0.1:{port}"
-        _wait_for(base + "/readyz", process, 600, work / "serve.log")
+        wait_for(base + "/readyz", process, 600, work / "serve.log")
         yield base, process.pid
 
 
+def write_policies(folder: Path, upstream_url: str) -> Path:
+    """The load's task types (traffic.policies), their upstream the scripted one."""
+    folder.mkdir()
+    defaults = {"upstream": {"model": "openai/scripted", "api_base": upstream_url, "timeout_s": 60}}
+    (folder / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
+    for policy in traffic.policies():
+        (folder / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
+    return folder
+
+
 @contextmanager
-def _process(command: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def run_process(command: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
     env = os.environ | {
         "HF_HUB_OFFLINE": "1",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
@@ -138,7 +143,7 @@ def _process(command: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]
             process.wait()
 
 
-def _wait_for(url: str, process: subprocess.Popen[bytes], timeout_s: float, log: Path) -> None:
+def wait_for(url: str, process: subprocess.Popen[bytes], timeout_s: float, log: Path) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

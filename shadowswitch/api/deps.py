@@ -20,7 +20,8 @@ from shadowswitch.rollouts.outcomes import Outcomes
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.settings import Settings
-from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.decisions import DecisionStore
+from shadowswitch.store.recorder import DecisionRecorder
 
 
 @dataclass

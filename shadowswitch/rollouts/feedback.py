@@ -19,7 +19,8 @@ import anyio
 from shadowswitch.policy.models import Feedback as FeedbackPolicy
 from shadowswitch.policy.models import Policy, PolicySet
 from shadowswitch.request import ChatView
-from shadowswitch.store.decisions import DecisionRecorder, DecisionStore
+from shadowswitch.store.decisions import DecisionStore
+from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 
 LATE_RECORD_S = 0.25  # a decision recorded by another replica may reach the database this late

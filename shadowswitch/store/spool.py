@@ -27,6 +27,8 @@ from typing import IO, Any
 
 from sqlalchemy.engine import make_url
 
+from shadowswitch.store import journal
+
 log = logging.getLogger(__name__)
 MAX_SLOTS = 64
 SEGMENT_BYTES = 4 * 1024 * 1024
@@ -166,12 +168,18 @@ class Spool:
         # slots a dead process left records in (its lock went with it): drain them too
         others = (_try_lock(d, create=False) for d in sorted(root.glob("slot-*")) if d != own.dir)
         adopted = [s for s in others if s is not None]
+        self.slots = [own]
+        self.dropped = 0  # lines refused, in all
+        self.full = False  # refusing new lines until the database takes some
+        recovered = self._recover([*adopted, own])
         for slot in adopted:
             if slot.empty:
                 slot.close()
         self.slots = [s for s in adopted if not s.empty] + [own]
-        self.dropped = 0  # lines refused, in all
-        self.full = False  # refusing new lines until the database takes some
+        if recovered:
+            log.warning(
+                "spool %s: %d decision writes a killed process had queued are spooled", root, recovered
+            )
         if not self.empty:
             log.warning(
                 "spool %s holds %d decision writes (%d bytes) from an earlier run; "
@@ -184,6 +192,21 @@ class Spool:
     @property
     def own(self) -> Slot:
         return self.slots[-1]
+
+    def journal(self) -> journal.Journal:
+        """This process's journal of queued writes, in its own slot."""
+        return journal.Journal(self.own.dir)
+
+    def _recover(self, slots: list[Slot]) -> int:
+        """Spool the writes in journals that dead processes left in `slots` (journal.py)."""
+        count = 0
+        for slot in slots:
+            for path in journal.left_behind(slot.dir):
+                items = journal.read(path)
+                if self.append(items) == 0:  # written again later if it could not be spooled
+                    path.unlink()
+                count += len(items)
+        return count
 
     @property
     def empty(self) -> bool:
@@ -205,7 +228,7 @@ class Spool:
         """
         if self.full and self.pending_bytes <= self.max_bytes * 0.9:
             self.full = False
-        lines = [json.dumps(item, default=str, separators=(",", ":")).encode() + b"\n" for item in items]
+        lines = [journal.encode_line(item) for item in items]
         room = 0 if self.full else self.max_bytes - self.pending_bytes
         kept: list[bytes] = []
         for line in lines:

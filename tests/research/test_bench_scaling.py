@@ -33,3 +33,5 @@ def test_a_tiny_run_writes_latency_memory_and_startup(tmp_path: Path) -> None:
         assert row["errors"] == 0 and sum(row["paths"].values()) == row["requests"]
         assert row["latency_p50_ms"] > 0 and row["throughput_rps"] > 0
     assert "batch" in results["batching"]
+    assert [run["workers"] for run in results["by_workers"]] == [1]
+    assert results["memory"]["pss_ready_mb"] > 100

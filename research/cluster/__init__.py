@@ -1,0 +1,1 @@
+"""`shadowswitch bench cluster`: replicas on PostgreSQL behind a real load balancer."""
