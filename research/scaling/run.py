@@ -133,7 +133,6 @@ def _percentiles(name: str, values: list[float]) -> dict[str, float | None]:
 
 def run_scaling(config: ScalingConfig) -> dict[str, Any]:
     started_at = time.monotonic()
-    by_tools: list[dict[str, Any]] = []
     by_workers: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ss-scaling-") as tmp:
         workdir = Path(tmp)
@@ -141,11 +140,8 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         up_cmd = [sys.executable, "-m", "research.overhead.upstream", "--port", str(up_port)]
         with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
             policies = write_policies(workdir / "policies", f"http://127.0.0.1:{up_port}/v1")
-            for workers in config.workers:
-                run = _serve_and_send(
-                    config, workdir, policies, workers, by_tools if not by_workers else None
-                )
-                by_workers.append(run)
+            for workers in config.workers:  # the same runs for each, one server after the other
+                by_workers.append(_serve_and_send(config, workdir, policies, workers))
     first = by_workers[0]
     results = {
         "benchmark": "scaling",
@@ -163,7 +159,7 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         "batching": BATCHING,
         "startup_to_readyz_s": first["startup_to_readyz_s"],
         "memory": first["memory"],
-        "by_tools": by_tools,
+        "by_tools": first["by_tools"],
         "by_concurrency": first["by_concurrency"],
         "by_workers": by_workers,
         "duration_s": round(time.monotonic() - started_at, 1),
@@ -174,25 +170,24 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
     return results
 
 
-def _serve_and_send(
-    config: ScalingConfig, workdir: Path, policies: Path, workers: int, by_tools: list[dict[str, Any]] | None
-) -> dict[str, Any]:
-    """One `serve --workers N` with the embedded models: its memory, then the concurrency runs
-    (and the tool-count runs into `by_tools`, when given)."""
+def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, workers: int) -> dict[str, Any]:
+    """One `serve --workers N` with the embedded models: its memory, the tool-count runs, then
+    the concurrency runs (after the same requests as every other worker count: the same caches)."""
     port = free_port()
     cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port), "--workers", str(workers)]
     cmd += ["--policies", str(policies), "--db", f"sqlite:///{workdir / f'scaling-{workers}.db'}"]
     cmd += ["--log-level", "warning"]
     base = f"http://127.0.0.1:{port}"
     console.print(f"starting shadowswitch serve --workers {workers} with the embedded models…")
-    by_concurrency = []
+    by_tools: list[dict[str, Any]] = []
+    by_concurrency: list[dict[str, Any]] = []
     with started(
         cmd, f"{base}/readyz", workdir / f"serve-{workers}.log", bench_env(), timeout_s=900
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
         console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
         asyncio.run(send_all(base, requests_with_tools(2, 8, seed=99), 1))  # warm-up
-        for tools in config.tools if by_tools is not None else ():
+        for tools in config.tools:
             row = {"tools": tools, **_run(base, requests_with_tools(config.size_count(), tools), 1)}
             by_tools.append(row)
             console.print(f"  tools {tools:>2}: {_line(row)}")
@@ -207,6 +202,7 @@ def _serve_and_send(
             "workers": workers,
             "startup_to_readyz_s": round(server.ready_s, 2),
             "memory": memory,
+            "by_tools": by_tools,
             "by_concurrency": by_concurrency,
         }
 
