@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import anyio
+import numpy as np
 import pytest
 from openai import OpenAI
 from sqlalchemy import create_engine, text
 
 from research.overhead.processes import process_tree, started
+from shadowswitch.engines.host import SharedEngine
+from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
+from shadowswitch.learning.memory import Memory
+from shadowswitch.policy.models import Policy
+from shadowswitch.request import ChatView
 from tests.support.policies import TOOLS, write_policies
 from tests.support.servers import free_port
 from tests.support.wait import eventually
@@ -94,3 +104,72 @@ def _errors(db: Path, ids: list[str]) -> list[str | None]:
         return [found[i] for i in ids] if all(i in found for i in ids) else []
 
     return eventually(read, timeout_s=10, what="the decisions recorded")
+
+
+UNLOCK = {
+    "type": "function",
+    "function": {
+        "name": "unlock_account",
+        "description": "Unlock a user's account",
+        "parameters": {
+            "type": "object",
+            "properties": {"username": {"type": "string", "description": "the account's username"}},
+            "required": ["username"],
+        },
+    },
+}
+
+
+@pytest.mark.slow
+async def test_a_learned_state_crosses_the_socket_once_and_decides_in_the_engine(tmp_path: Path) -> None:
+    policy = {"task_type": "helpdesk", "match": {"model": "m"}}
+    policies = write_policies(tmp_path / "policies", "http://127.0.0.1:9/v1", policy)
+    socket = tmp_path / "engine.sock"
+    env = {**os.environ, "SHADOWSWITCH_POLICIES": str(policies)}
+    with (tmp_path / "engine.log").open("wb") as log:
+        command = [sys.executable, "-m", "shadowswitch.engines.host", "--socket", str(socket)]
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        engine = await anyio.to_thread.run_sync(SharedEngine.connect, socket, 300.0)
+        posts: list[bool] = []  # whether each POST carried the learned state's bytes
+        real = engine._post
+
+        async def counted(job: Any) -> Any:
+            posts.append(job.memory is not None)
+            return await real(job)
+
+        engine._post = counted  # type: ignore[method-assign]
+        text_ = "Please unlock the account of user 'annsmith'"
+        view = ChatView.parse(
+            {"model": "m", "messages": [{"role": "user", "content": text_}], "tools": [UNLOCK]}
+        )
+        rules = Policy.model_validate(
+            {
+                "task_type": "helpdesk",
+                "engine": {"min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False},
+            }
+        )
+        empty = Memory(1, "all-MiniLM-L6-v2", np.zeros((0, 384), np.float32), np.array([], object), 0.0, 0.0)
+        distrusted = replace(empty, unreliable={"unlock_account": {"username": ("text:last_user",)}})
+        plain = await engine.decide(view, rules, empty)
+        assert plain.arguments == {"username": "annsmith"} and plain.abstain_reason is None, plain
+        vetoed = await engine.decide(view, rules, distrusted)  # the engine applies what it was sent
+        assert vetoed.abstain_reason == "unreliable_value:username (text:last_user)", vetoed
+        assert (await engine.decide(view, rules, distrusted)).abstain_reason == vetoed.abstain_reason
+        # each state asked for once (409), then sent with its bytes; after that, named by digest
+        assert posts == [False, True, False, True, False]
+        assert await anyio.to_thread.run_sync(engine.region_of, "Paris") == "Paris, France"
+
+        odd = {
+            **UNLOCK,
+            "function": {**UNLOCK["function"], "parameters": {"type": "object", "$ref": "#/nowhere"}},
+        }
+        with pytest.raises(UnsupportedRequest):  # the request's fault, said as in one process
+            await engine.decide(ChatView.parse({**view.raw, "tools": [odd]}), rules)
+        process.kill()
+        process.wait()
+        with pytest.raises(EngineUnavailable):
+            await engine.decide(view, rules)
+    finally:
+        process.kill()
+        process.wait()
