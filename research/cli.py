@@ -211,8 +211,10 @@ def cluster(
     """Two replicas on PostgreSQL behind HAProxy: req/s against one, and a replica SIGKILLed.
 
     The load benchmark's mixed traffic, in three phases: straight to one replica, through HAProxy
-    to both, and through HAProxy while one replica is killed and started again. Each request
-    answered with a decision id must have exactly one row. Needs HAProxy (apt-get install haproxy).
+    to both, and through HAProxy while one replica is killed and started again; then a ramp and a
+    breaker trip through HAProxy, each step and the trip counted once in the audit log. Each
+    request answered with a decision id must have exactly one row. Needs HAProxy (apt-get install
+    haproxy).
     """
     _offline_and_stoppable()
     from research.cluster.run import ClusterConfig, run_cluster
@@ -221,11 +223,13 @@ def cluster(
     results = run_cluster(ClusterConfig(requests, concurrency, db=db, out=out))
     write(results, out)
     one, two, killed = results["one_replica"], results["two_replicas"], results["kill_and_restart"]
+    ramp = results["ramp_and_breaker"]
     typer.echo(
         f"one replica {one['throughput_rps']} req/s ({one['decisions_per_s']} decisions/s); two behind "
         f"HAProxy {two['throughput_rps']} req/s ({two['decisions_per_s']} decisions/s); with a replica "
         f"killed at {killed['killed_at_s']} s: {killed['summary']['errors']} errors, rows missing "
-        f"{killed['records']['missing']}, duplicated {killed['records']['duplicated']} → {out}"
+        f"{killed['records']['missing']}, duplicated {killed['records']['duplicated']}; ramp steps "
+        f"{ramp['ramp_steps']}, breaker trips {ramp['trips']} → {out}"
     )
 
 

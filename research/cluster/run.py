@@ -1,10 +1,11 @@
 """`shadowswitch bench cluster`: two `serve` replicas on one PostgreSQL database behind HAProxy,
 the load benchmark's mixed traffic (research/load/traffic.py) and its scripted upstream.
 
-Three phases, in one run: the traffic straight to one replica; the same through HAProxy to both;
-and once more through HAProxy while one replica is killed (SIGKILL) and started again. Every
-request answered with a decision id must have exactly one row (rows read once the replicas
-have stopped).
+Four phases, in one run: the traffic straight to one replica; the same through HAProxy to both;
+once more through HAProxy while one replica is killed (SIGKILL) and started again; then a ramp
+from shadow to 100% and a breaker trip driven through HAProxy (rollout.py), each step and the
+trip to happen once. Every request answered with a decision id must have exactly one row (rows
+read once the replicas have stopped).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from sqlalchemy.engine import make_url
 
 from research.bfcl.proxy import free_port
 from research.bfcl.results import git_commit, machine_info
+from research.cluster import rollout
 from research.cluster.balancer import balancer
 from research.load import traffic
 from research.load.records import check_records
@@ -102,6 +104,7 @@ def run_cluster(config: ClusterConfig) -> dict[str, Any]:
         db.upgrade(db_url)  # once, as a deploy does before it starts the replicas
         with upstream(work) as upstream_url:
             policies = write_policies(work / "policies", upstream_url)
+            rollout.write_policy(policies)
             replicas = [Replica(work, f"r{i}", policies, db_url) for i in (1, 2)]
             try:
                 for replica in replicas:
@@ -114,10 +117,11 @@ def run_cluster(config: ClusterConfig) -> dict[str, Any]:
                     kill = {"kill": replicas[1], "after_s": two["seconds"]}
                     killed, sent_killed = _phase(lb, config, 2 * config.requests, **kill)
                     back_s = round(replicas[1].wait_ready(), 1)  # and writing what it left behind
+                    ramp, sent_ramp = rollout.ramp_and_trip(lb, db_url)
             finally:
                 for replica in replicas:
                     replica.stop()
-        records = check_records(db_url, [*warm, *sent_one, *sent_two, *sent_killed])
+        records = check_records(db_url, [*warm, *sent_one, *sent_two, *sent_killed, *sent_ramp])
         in_kill = check_records(db_url, sent_killed)
         killed["records"] = {k: v for k, v in in_kill.items() if k != "unexpected_rows"}
         killed["restarted_ready_after_s"] = back_s
@@ -133,6 +137,7 @@ def run_cluster(config: ClusterConfig) -> dict[str, Any]:
         "one_replica": one,
         "two_replicas": two,
         "kill_and_restart": killed,
+        "ramp_and_breaker": ramp,
         "records": records,
         "duration_s": round(time.monotonic() - started_at, 1),
     }

@@ -31,3 +31,7 @@ def test_a_tiny_run_measures_both_layouts_and_counts_the_rows_a_kill_leaves(tmp_
     # the replica writes once it is back: nothing answered is lost, nothing written twice.
     assert saved["records"]["missing"] == 0 and saved["records"]["duplicated"] == 0
     assert saved["records"]["unexpected_rows"] <= killed["summary"]["errors"]  # cut off mid-answer
+    # a ramp and a breaker trip driven through HAProxy: each step and the trip once, in the audit
+    ramp = saved["ramp_and_breaker"]
+    assert ramp["ramp_steps"] == [25, 50, 100] and ramp["each_step_once"], ramp
+    assert ramp["ramp_starts"] == 1 and ramp["trips"] == 1, ramp["audit_kinds"]
