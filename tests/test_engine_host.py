@@ -123,7 +123,12 @@ UNLOCK = {
 @pytest.mark.slow
 async def test_a_learned_state_crosses_the_socket_once_and_decides_in_the_engine(tmp_path: Path) -> None:
     policy = {"task_type": "helpdesk", "match": {"model": "m"}}
-    policies = write_policies(tmp_path / "policies", "http://127.0.0.1:9/v1", policy)
+    broken = {
+        "task_type": "broken",
+        "match": {"model": "b"},
+        "engine": {"model": str(tmp_path / "none.gguf")},
+    }
+    policies = write_policies(tmp_path / "policies", "http://127.0.0.1:9/v1", policy, broken)
     socket = tmp_path / "engine.sock"
     env = {**os.environ, "SHADOWSWITCH_POLICIES": str(policies)}
     with (tmp_path / "engine.log").open("wb") as log:
@@ -166,6 +171,12 @@ async def test_a_learned_state_crosses_the_socket_once_and_decides_in_the_engine
         }
         with pytest.raises(UnsupportedRequest):  # the request's fault, said as in one process
             await engine.decide(ChatView.parse({**view.raw, "tools": [odd]}), rules)
+        # a policy's model that cannot be loaded: its requests go generative, the others are served
+        bad = rules.model_copy(
+            update={"engine": rules.engine.model_copy(update={"model": broken["engine"]["model"]})}
+        )
+        with pytest.raises(EngineUnavailable, match="could not be loaded"):
+            await engine.decide(view, bad)
         process.kill()
         process.wait()
         with pytest.raises(EngineUnavailable):

@@ -33,6 +33,7 @@ from shadowswitch.settings import Settings
 
 log = logging.getLogger(__name__)
 MEMORIES = 64  # learned states kept by digest: a few per task type, across every worker
+RETRY_LOAD_S = 60.0  # a model that failed to load is tried again at most this often
 
 
 class Host:
@@ -43,6 +44,7 @@ class Host:
         self.engines: EngineSet | None = None
         self.memories: LRU[str, Any] = LRU(MEMORIES)
         self._loading: set[str] = set()
+        self._failed: dict[str, float] = {}  # model → when its load last failed (monotonic)
 
     def load(self) -> None:
         from shadowswitch.engines.local import Knowledge, configure_torch, create_engine, load_calibration
@@ -54,7 +56,10 @@ class Host:
         knowledge = Knowledge.load(self.settings.knowledge)
         specs = {p.engine.model for p in load_policies(self.settings.policies).policies.values()}
         cache = self.settings.model_cache
-        self.engines = EngineSet.load(specs, lambda spec: create_engine(spec, cache, prior, knowledge))
+        engines = EngineSet({}, lambda spec: create_engine(spec, cache, prior, knowledge))
+        for spec in sorted(specs):  # one bad model leaves the others serving
+            self._build(engines, spec)
+        self.engines = engines
         freeze_heap()
         log.info("engine host ready: %s", ", ".join(sorted(self.engines.engines)) or "no model yet")
 
@@ -66,7 +71,8 @@ class Host:
         model = job.policy.engine.model
         if not engines.serves(model):
             self._load_later(engines, model)
-            return wire.Failure("unavailable", f"the engine host is loading model {model!r}")
+            why = "could not be loaded (see the engine's log)" if model in self._failed else "is loading"
+            return wire.Failure("unavailable", f"model {model!r} {why}")
         memory = None
         if job.memory_digest is not None:
             memory = self.memories.get(job.memory_digest)
@@ -90,18 +96,29 @@ class Host:
         region = engines.region_table(next(iter(engines.engines), "embedded")) if engines else None
         return region(name) if region else None
 
+    def _build(self, engines: EngineSet, model: str) -> None:
+        assert engines.build is not None
+        try:
+            engines.add(model, engines.build(model))
+            self._failed.pop(model, None)
+            log.info("engine host loaded model %s", model)
+        except Exception:  # its task types answer generatively
+            self._failed[model] = time.monotonic()
+            log.exception("engine host could not load model %s; its task types answer generatively", model)
+
     def _load_later(self, engines: EngineSet, model: str) -> None:
+        """Load a model a request names (a reloaded policy's) off the loop; a failed one not
+        again for RETRY_LOAD_S, so a bad path is not tried on every request."""
+        failed = self._failed.get(model)
         if model in self._loading or engines.build is None:
             return
+        if failed is not None and time.monotonic() - failed < RETRY_LOAD_S:
+            return
         self._loading.add(model)
-        build = engines.build
 
         def run() -> None:
             try:
-                engines.add(model, build(model))
-                log.info("engine host loaded model %s", model)
-            except Exception:  # its task types stay generative
-                log.exception("engine host could not load model %s", model)
+                self._build(engines, model)
             finally:
                 self._loading.discard(model)
 
@@ -129,11 +146,17 @@ def create_host_app(host: Host) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         loading = asyncio.create_task(anyio.to_thread.run_sync(host.load))
+        loading.add_done_callback(_said)
         yield
         loading.cancel()
 
     routes = [Route("/health", health), Route("/job", job, methods=["POST"]), Route("/region", region)]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+def _said(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("engine host could not start: %s", task.exception(), exc_info=task.exception())
 
 
 def exit_with_parent(parent: int, every_s: float = 1.0) -> None:
