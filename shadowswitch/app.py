@@ -275,13 +275,10 @@ def _embedded_factory(settings: Settings, policies: PolicySet) -> LocalFactory:
             from shadowswitch.engines.host import SharedEngine
 
             return SharedEngine.connect(settings.engine_socket)
-        from shadowswitch.engines.local import Knowledge, configure_torch, create_engine, load_calibration
+        from shadowswitch.engines.local import engine_builder
 
-        configure_torch()  # process-wide, once for every engine
-        prior = load_calibration(settings.calibration)
-        knowledge = Knowledge.load(settings.knowledge)
-        specs = {p.engine.model for p in policies.policies.values()}
-        return EngineSet.load(specs, lambda spec: create_engine(spec, settings.model_cache, prior, knowledge))
+        build_one = engine_builder(settings.calibration, settings.knowledge, settings.model_cache)
+        return EngineSet.load({p.engine.model for p in policies.policies.values()}, build_one)
 
     return build
 

@@ -249,7 +249,8 @@ class Pipeline:
                     joined.add(chunk)
                 events: list[dict[str, Any] | str] = [*burst.items, *(["[DONE]"] if burst.last else [])]
                 if burst.last:
-                    recorded = self._record_stream(ctx, joined)
+                    self._record_stream(ctx, joined)
+                    recorded = True
                 yield b"".join(wire.sse(event) for event in events)
         except UpstreamError as exc:  # past the first byte the status is sent: say it in-stream
             ctx.decision.error = exc.message
@@ -259,7 +260,7 @@ class Pipeline:
             if not recorded:
                 self._record_stream(ctx, joined)
 
-    def _record_stream(self, ctx: Context, joined: wire.MessageAccumulator) -> bool:
+    def _record_stream(self, ctx: Context, joined: wire.MessageAccumulator) -> None:
         message = joined.message()
         apply_validity(ctx.decision, check_answer(ctx.request, message, allowed_actions(ctx.policy)))
         if ctx.decision.error:  # a broken-off answer is not a valid one, whatever it parses to
@@ -269,7 +270,6 @@ class Pipeline:
             ctx.decision.completion_tokens = joined.usage.get("completion_tokens")
         self._after_generative(ctx, message)
         self.records.record(ctx, message)
-        return True
 
     def _after_generative(self, ctx: Context, message: dict[str, Any]) -> None:
         if ctx.route == Route.SHADOW and ctx.policy is not None and self._local_serves(ctx.policy):

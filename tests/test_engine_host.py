@@ -75,6 +75,8 @@ def test_workers_share_one_engine_and_fall_back_while_it_is_away(tmp_path: Path,
 
         engines = _engines(server.pid)
         assert len(engines) == 1, [_cmdline(p) for p in process_tree(server.pid)]
+        # /readyz answered from one worker; the other may still be connecting to the engine.
+        eventually(lambda: {ask()[0] for _ in range(4)} == {"local"}, timeout_s=60, interval_s=0.5)
         # Enough requests that both workers answer: every one of them locally, by the one engine.
         assert {ask()[0] for _ in range(8)} == {"local"}
         workers = [p for p in process_tree(server.pid) if "spawn_main" in _cmdline(p)]

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import numpy as np
-import openai
 import pytest
 
 from shadowswitch.engines.local.conversation import value_origin
@@ -21,7 +20,7 @@ from shadowswitch.learning.origins import MIN, unreliable_origins, upper_bound, 
 from shadowswitch.learning.transforms import Transform
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.support.learning import AUTH, TOKEN, cli, send_paced, serves, shadow_policy
+from tests.support.learning import AUTH, cli, send_paced, serves, shadow_proxy
 from tests.support.learning import ask as learning_ask
 from tests.support.wait import eventually
 
@@ -188,14 +187,7 @@ def test_a_proxy_learns_an_unreliable_origin_and_abstains_there_only(
 ) -> None:
     train = agent_stream(USERS, CITIES, 1000)
     test = agent_stream(["uvargas", "wbell"], ["Pittsburgh", "Baltimore"], 5000)
-    httpx.post(replay + "/answers", json=dict(train + test)).raise_for_status()
-    url = proxy(
-        shadow_policy("helpdesk", replay),
-        local_factory=lambda: local_engine,
-        admin_token=TOKEN,
-        learn_interval_s=0,
-    )
-    client = openai.OpenAI(base_url=url + "/v1", api_key="x")
+    url, client = shadow_proxy(proxy, local_engine, "helpdesk", replay, dict(train + test))
 
     def ask(text: str) -> str:
         return learning_ask(client, "helpdesk", PROXY_TOOLS, [{"role": "user", "content": text}])

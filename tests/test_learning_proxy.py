@@ -9,18 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from tests.support.learning import (
     AUTH,
-    TOKEN,
     agrees,
     cli,
     requests,
     send_paced,
     serves,
-    shadow_policy,
+    shadow_proxy,
     status,
 )
 from tests.support.learning import ask_support as ask
@@ -34,14 +32,9 @@ def test_shadow_pairs_teach_the_local_choice(
 ) -> None:
     train = requests(range(0, 4), range(16))  # 48 pairs, four phrasings of each kind
     test = requests(range(0, 4), range(101, 104))  # requests like them: the same phrasings, other orders
-    httpx.post(replay + "/answers", json={text: answer for text, answer in train + test}).raise_for_status()
-    url = proxy(
-        shadow_policy("support", replay),
-        local_factory=lambda: local_engine,
-        admin_token=TOKEN,
-        learn_interval_s=0,
+    url, client = shadow_proxy(
+        proxy, local_engine, "support", replay, {text: answer for text, answer in train + test}
     )
-    client = openai.OpenAI(base_url=url + "/v1", api_key="x")
 
     learning = partial(status, url, "support")
     ids = send_paced(url, "support", partial(ask, client), [text for text, _ in train])

@@ -20,7 +20,7 @@ import pytest
 
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.support.learning import AUTH, TOKEN, cli, send_paced, shadow_policy
+from tests.support.learning import AUTH, cli, send_paced, shadow_policy, shadow_proxy
 from tests.support.learning import ask as learning_ask
 from tests.support.wait import eventually
 
@@ -78,14 +78,7 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
     unplaced = ("What's the weather in Los Gatos?", {"name": WEATHER, "arguments": {"city": "Los Gatos, CA"}})
     no_city = ("What's the weather like?", {"name": WEATHER, "arguments": {"city": "Lisbon, Portugal"}})
     answers = dict(train + test + [unplaced, no_city])
-    httpx.post(replay + "/answers", json=answers).raise_for_status()
-    url = proxy(
-        shadow_policy("travel", replay),
-        local_factory=lambda: local_engine,
-        admin_token=TOKEN,
-        learn_interval_s=0,
-    )
-    client = openai.OpenAI(base_url=url + "/v1", api_key="x")
+    url, client = shadow_proxy(proxy, local_engine, "travel", replay, answers)
 
     send_paced(url, "travel", partial(ask, client), [text for text, _ in train])
 

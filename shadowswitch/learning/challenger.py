@@ -33,8 +33,7 @@ from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_s
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import floor_for, learned_constants
-from shadowswitch.learning.origins import unreliable_origins
+from shadowswitch.learning.memory import floor_for, learned_rules
 from shadowswitch.learning.transforms import transform_names
 from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
@@ -93,9 +92,7 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
-    calls = [(p.label, p.arguments) for p in spec.memory]
-    constants = learned_constants(calls)
-    unreliable = unreliable_origins(calls, constants)
+    constants, unreliable = learned_rules([(p.label, p.arguments) for p in spec.memory])
     probs = spec.head.predict_many(pairs) if spec.head else None
     outcomes = decide(
         pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral, unreliable
@@ -214,8 +211,7 @@ Judged = tuple[list[Outcome], list[bool]]
 
 def _unreliable(pairs: Sequence[Pair]) -> dict[str, dict[str, list[str]]]:
     """tool → param → the value origins a state learned from these pairs abstains on (reported)."""
-    calls = [(p.label, p.arguments) for p in pairs]
-    found = unreliable_origins(calls, learned_constants(calls))
+    found = learned_rules([(p.label, p.arguments) for p in pairs])[1]
     return {tool: {param: list(origins) for param, origins in ps.items()} for tool, ps in found.items()}
 
 

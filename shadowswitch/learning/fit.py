@@ -28,11 +28,11 @@ from shadowswitch.learning.memory import (
     call_agreed,
     call_rate,
     combine,
-    learned_constants,
+    learned_rules,
     turn_key,
     vote,
 )
-from shadowswitch.learning.origins import Unreliable, unreliable_origins, vetoed
+from shadowswitch.learning.origins import Unreliable, vetoed
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -212,8 +212,7 @@ def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool =
     pair is predicted by a head trained without its fold (`cross_predict`). None meets it: the
     threshold 1.0 serves nothing but what the memory is certain of."""
     rate = args_rate(pairs)
-    constants = learned_constants([(p.label, p.arguments) for p in pairs])
-    unreliable = unreliable_origins([(p.label, p.arguments) for p in pairs], constants)
+    constants, unreliable = learned_rules([(p.label, p.arguments) for p in pairs])
     best: tuple[tuple[float, float], Fitted, tuple[bool, list[Outcome] | None]] | None = None
     starts: list[tuple[Sequence[Mapping[str, float]] | None, bool]] = [(None, False)]
     if head and len(pairs) >= HEAD_MIN:

@@ -25,7 +25,7 @@ import numpy as np
 
 from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head, Request
-from shadowswitch.learning.origins import Unreliable, vetoed
+from shadowswitch.learning.origins import Unreliable, unreliable_origins, vetoed
 from shadowswitch.learning.transforms import Transform, explained, learned_transforms
 
 K = 8  # neighbours that vote
@@ -186,6 +186,15 @@ def call_agreed(
 
 def combine(zero_shot: Mapping[str, float], dist: Mapping[str, float], alpha: float) -> dict[str, float]:
     return {c: (1 - alpha) * p + alpha * dist.get(c, 0.0) for c, p in zero_shot.items()}
+
+
+def learned_rules(
+    arguments: Sequence[tuple[str, Mapping[str, Any] | None]],
+) -> tuple[dict[str, dict[str, Any]], Unreliable]:
+    """The learned values (`learned_constants`) and, judged with them, the unreliable value
+    origins (`origins.unreliable_origins`) of these calls: what a state learns from its pairs."""
+    constants = learned_constants(arguments)
+    return constants, unreliable_origins(arguments, constants)
 
 
 def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, Any]]:

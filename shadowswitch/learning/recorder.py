@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import Any
 
 import anyio
@@ -55,12 +54,8 @@ class Learning:
         state = turn_state(request, policy.feedback.tool_error_regex)
         region = engine.region_table(policy.engine.model) if hasattr(engine, "region_table") else None
         # Off the event loop: the place table may be the shared engine process's, over its socket.
-        row = await anyio.to_thread.run_sync(
-            partial(build_exemplar, policy.task_type, decision_id, request, choice, generative, other),
-            blocked,
-            state,
-            region,
-        )
+        args = (policy.task_type, decision_id, request, choice, generative, other, blocked, state, region)
+        row = await anyio.to_thread.run_sync(build_exemplar, *args)
         if row is None:
             return
         try:

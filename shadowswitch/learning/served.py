@@ -21,8 +21,7 @@ from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import Memory, learned_constants, turn_key, usual_parameters
-from shadowswitch.learning.origins import unreliable_origins
+from shadowswitch.learning.memory import Memory, learned_rules, turn_key, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
@@ -75,8 +74,7 @@ class ServedMemories:
             else np.zeros((0, dim))
         )
         calls = [(r.label, r.arguments) for r in rows]
-        constants = learned_constants(calls)
-        unreliable = unreliable_origins(calls, constants)
+        constants, unreliable = learned_rules(calls)
         pairs = [to_pair(r) for r in rows]
         return Memory(
             version=state.version,

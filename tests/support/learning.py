@@ -46,6 +46,18 @@ def shadow_policy(task: str, replay: str, target: float = 0.9) -> dict[str, Any]
     }
 
 
+def shadow_proxy(
+    proxy: Any, local_engine: Any, task: str, replay: str, answers: dict[str, Any]
+) -> tuple[str, openai.OpenAI]:
+    """A proxy shadowing `task` with the real engine, learning only when asked, its upstream the
+    replay told `answers` (text → the large model's answer); its URL and an agent's client."""
+    httpx.post(replay + "/answers", json=answers).raise_for_status()
+    url: str = proxy(
+        shadow_policy(task, replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0
+    )
+    return url, openai.OpenAI(base_url=url + "/v1", api_key="x")
+
+
 def ask(client: Any, task: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]]) -> str:
     """Send one request as an agent of `task` with the openai SDK; the decision's id."""
     raw = client.chat.completions.with_raw_response.create(

@@ -36,6 +36,7 @@ class SharedEngine:
         self.socket = socket
         self.digests = wire.Digests()
         self._client: httpx.AsyncClient | None = None
+        self._sync: httpx.Client | None = None
 
     @classmethod
     def connect(cls, socket: Path, wait_s: float = READY_WAIT_S) -> SharedEngine:
@@ -71,11 +72,12 @@ class SharedEngine:
 
     def region_of(self, name: str) -> str | None:
         """The engine's place table (learning's `region` rewrite). Blocking: not on the event loop."""
-        transport = httpx.HTTPTransport(uds=str(self.socket))
+        if self._sync is None:  # one pooled client for every lookup (httpx clients are thread-safe)
+            transport = httpx.HTTPTransport(uds=str(self.socket))
+            self._sync = httpx.Client(transport=transport, base_url=BASE, timeout=5)
         try:
-            with httpx.Client(transport=transport, base_url=BASE, timeout=5) as client:
-                found: str | None = client.get("/region", params={"name": name}).json()["region"]
-                return found
+            found: str | None = self._sync.get("/region", params={"name": name}).json()["region"]
+            return found
         except (httpx.HTTPError, ValueError, KeyError):
             return None  # unsure: no rewrite is explained by it
 
@@ -115,6 +117,3 @@ class SharedEngine:
             transport = httpx.AsyncHTTPTransport(uds=str(self.socket))
             self._client = httpx.AsyncClient(transport=transport, base_url=BASE, timeout=TIMEOUT)
         return self._client
-
-    def close(self) -> None:
-        self._client = None  # its connections close with the worker's loop

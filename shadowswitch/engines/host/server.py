@@ -47,16 +47,14 @@ class Host:
         self._failed: dict[str, float] = {}  # model → when its load last failed (monotonic)
 
     def load(self) -> None:
-        from shadowswitch.engines.local import Knowledge, configure_torch, create_engine, load_calibration
-        from shadowswitch.engines.local.runtime.process import freeze_heap
+        from shadowswitch.engines.local import engine_builder, freeze_heap
         from shadowswitch.policy import load_policies
 
-        configure_torch()
-        prior = load_calibration(self.settings.calibration)
-        knowledge = Knowledge.load(self.settings.knowledge)
-        specs = {p.engine.model for p in load_policies(self.settings.policies).policies.values()}
-        cache = self.settings.model_cache
-        engines = EngineSet({}, lambda spec: create_engine(spec, cache, prior, knowledge))
+        settings = self.settings
+        engines = EngineSet(
+            {}, engine_builder(settings.calibration, settings.knowledge, settings.model_cache)
+        )
+        specs = {p.engine.model for p in load_policies(settings.policies).policies.values()}
         for spec in sorted(specs):  # one bad model leaves the others serving
             self._build(engines, spec)
         self.engines = engines

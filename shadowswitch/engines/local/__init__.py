@@ -7,12 +7,13 @@ Importing this package is cheap; torch and transformers load with the models. At
     knowledge = Knowledge.load()               # the optional tables (places, currencies)
     models = load_models("embedded")           # seconds after the first run
     freeze_heap()                              # their objects out of the full GC passes
-    engine = ChoiceEngine(models, prior, knowledge)   # or create_engine(...)
+    engine = ChoiceEngine(models, prior, knowledge)   # or create_engine(...), engine_builder(...)
     choice = await engine.decide(request, policy)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ __all__ = [
     "configure_torch",
     "create_engine",
     "default_cache_dir",
+    "engine_builder",
     "freeze_heap",
     "load_calibration",
     "load_models",
@@ -51,6 +53,17 @@ def create_engine(
     from shadowswitch.engines.local.engine import ChoiceEngine
 
     return ChoiceEngine(load_models(spec, cache_dir), calibration, knowledge)
+
+
+def engine_builder(
+    calibration: Path, knowledge: tuple[str, ...], cache_dir: Path | None
+) -> Callable[[str], ChoiceEngine]:
+    """Set torch up for this process, load the prior and the tables once, and return what builds
+    the engine of one model spec with them (the proxy's engine set, or the engine process's)."""
+    configure_torch()  # process-wide, once for every engine
+    prior = load_calibration(calibration)
+    tables = Knowledge.load(knowledge)
+    return lambda spec: create_engine(spec, cache_dir, prior, tables)
 
 
 def __getattr__(name: str) -> object:
