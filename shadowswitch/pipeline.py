@@ -138,7 +138,7 @@ class Pipeline:
 
     def _local_serves(self, policy: Policy | None) -> bool:
         """The local engine is loaded, with this policy's model (one a reload named may be loading)."""
-        return policy is not None and self.local.ready and self.local.serves(policy.engine.model)
+        return policy is not None and self.local.ready and self.local.serves(policy.engine.source)
 
     def use_local(self, engine: LocalEngine | ModelEngine | None) -> None:
         """Swap the local path in (the models loaded at start) or out (None)."""

@@ -29,6 +29,7 @@ from shadowswitch.errors import PolicyError, ServiceUnavailable, ShadowswitchErr
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.policy.diff import PolicyChanges, diff
+from shadowswitch.policy.models import ModelSource
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store.tables import AuditEvent
@@ -73,7 +74,7 @@ class PolicyReloader:
                 raise
             changes = diff(self.policies, new)
             self.policies.replace_with(new)
-            loading = self.load_models()
+            loading = [str(source) for source in self.load_models()]
         log.info(
             "policies reloaded by %s from %s: %d task types (%s); %d rollout change(s) audited%s",
             actor,
@@ -107,7 +108,7 @@ class PolicyReloader:
         with contextlib.suppress(ShadowswitchError):  # refused: already logged by reload()
             await self.reload(actor)
 
-    def load_models(self) -> list[str]:
+    def load_models(self) -> list[ModelSource]:
         """Start loading the local models the policies name that are not loaded yet."""
         local = self.pipeline.local
         if not isinstance(local, EngineSet) or local.build is None:
@@ -121,18 +122,18 @@ class PolicyReloader:
         from shadowswitch.engines.local.runtime.process import freeze_heap
 
         async with self._models_lock:  # reloads in a row: each model loads once
-            for spec in local.missing(self._models()):
+            for source in local.missing(self._models()):
                 try:
-                    engine = await anyio.to_thread.run_sync(build, spec)
+                    engine = await anyio.to_thread.run_sync(build, source)
                 except Exception:  # a bad model must not stop the proxy: its task types stay generative
-                    log.exception("could not load local model %s; its task types answer generatively", spec)
+                    log.exception("could not load local model %s; its task types answer generatively", source)
                     continue
-                local.add(spec, engine)
+                local.add(source, engine)
                 freeze_heap()
-                log.info("local model %s loaded", spec)
+                log.info("local model %s loaded", source)
 
-    def _models(self) -> set[str]:
-        return {policy.engine.model for policy in self.policies.policies.values()}
+    def _models(self) -> set[ModelSource]:
+        return {policy.engine.source for policy in self.policies.policies.values()}
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)

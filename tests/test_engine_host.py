@@ -18,7 +18,6 @@ import anyio
 import numpy as np
 import pytest
 from openai import OpenAI
-from sqlalchemy import create_engine, text
 
 from research.overhead.processes import process_tree, started
 from shadowswitch.engines.host import SharedEngine
@@ -28,6 +27,7 @@ from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.policies import TOOLS, write_policies
 from tests.support.servers import free_port
+from tests.support.serving import recorded_errors
 from tests.support.wait import eventually
 
 POLICY = {
@@ -91,21 +91,11 @@ def test_workers_share_one_engine_and_fall_back_while_it_is_away(tmp_path: Path,
         # While it is away: the upstream answers, and the breaker (2 failures trip it) counts nothing.
         away = [ask() for _ in range(4)]
         assert all(path == "fallback" for path, _ in away), away
-        errors = _errors(db, [decision for _, decision in away])
+        errors = recorded_errors(db, [decision for _, decision in away])
         assert all(e and "local engine unavailable" in e for e in errors), errors
 
         eventually(lambda: len(_engines(server.pid)) == 1, timeout_s=30, what="the engine restarted")
         eventually(lambda: ask()[0] == "local", timeout_s=300, interval_s=1, what="served locally again")
-
-
-def _errors(db: Path, ids: list[str]) -> list[str | None]:
-    def read() -> list[str | None]:
-        with create_engine(f"sqlite:///{db}").connect() as conn:
-            rows = conn.execute(text("SELECT id, error FROM decision")).all()
-        found = {row[0]: row[1] for row in rows}
-        return [found[i] for i in ids] if all(i in found for i in ids) else []
-
-    return eventually(read, timeout_s=10, what="the decisions recorded")
 
 
 UNLOCK = {

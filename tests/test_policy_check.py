@@ -62,6 +62,15 @@ def test_valid_directory(tmp_path: Path) -> None:
             GOOD + "engine:\n  candidates: actions\n",
             ":1: file: Value error, engine.candidates is 'actions' but no actions",
         ),
+        (GOOD + "engine:\n  backend: remote\n", ":7: engine: Value error, backend: remote needs remote."),
+        (
+            GOOD + "engine:\n  remote: {scoring_url: 'http://vllm:8000/v1'}\n",
+            ":7: engine: Value error, remote addresses are set but backend is embedded",
+        ),
+        (
+            GOOD + "engine:\n  backend: remote\n  remote: {embeddings_url: tei:8080}\n",
+            ":9: engine.remote.embeddings_url: Value error, 'tei:8080' is not an http(s) URL",
+        ),
     ],
 )
 def test_problems_name_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:

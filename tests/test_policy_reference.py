@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
-from shadowswitch.policy.models import Action, Defaults, Policy
+from shadowswitch.policy.models import Action, Defaults, Engine, Policy
 from shadowswitch.policy.reference import ACTIONS_EXAMPLE, EXAMPLE, sections
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +21,8 @@ MODELS = [*sections(Policy, "").values(), Defaults]
 REQUIRED: dict[type[BaseModel], dict[str, Any]] = {
     Policy: {"task_type": "t"},
     Action: {"id": "a", "description": "Do a", "output": "a"},
+    # remote addresses and `backend: remote` name each other: each example is read with both
+    Engine: {"backend": "remote", "remote": {"scoring_url": "http://127.0.0.1:8000/v1"}},
 }
 
 

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from shadowswitch.engines.engine_set import EngineSet
+from shadowswitch.policy.models import ModelSource
 from tests.support.policies import TOOLS, TRAVEL, write_policies
 from tests.support.processes import Served, serve
 from tests.support.scripted_engine import ScriptedEngine
@@ -184,13 +185,13 @@ def test_a_model_a_new_policy_names_loads_in_the_background(proxy: Any, tmp_path
     keeps answering locally; once loaded, the new task type goes local too."""
     gate = threading.Event()
 
-    def build(spec: str) -> ScriptedEngine:
+    def build(source: ModelSource) -> ScriptedEngine:
         assert gate.wait(30), "the test never opened the gate"
         return ScriptedEngine()
 
     canary = {"mode": "canary", "percent": 100}
     travel = {**TRAVEL, "rollout": canary}
-    engines = EngineSet({"embedded": ScriptedEngine()}, build)
+    engines = EngineSet({ModelSource("embedded"): ScriptedEngine()}, build)
     url = proxy(travel, local_factory=lambda: engines, admin_token=TOKEN)
     eventually(lambda: httpx.get(url + "/readyz").status_code == 200)
     other = {"task_type": "pick_tool_b", "rollout": canary, "engine": {"model": "/models/other"}}
@@ -204,7 +205,7 @@ def test_a_model_a_new_policy_names_loads_in_the_background(proxy: Any, tmp_path
     assert rollout(url, "pick_tool_b")["breaker"]["consecutive_failures"] == 0
     gate.set()
     eventually(lambda: path_of(url, "pick_tool_b") == "local")
-    assert sorted(engines.engines) == ["/models/other", "embedded"]
+    assert sorted(engines.engines) == [ModelSource("/models/other"), ModelSource("embedded")]
 
 
 def path_of(url: str, task: str) -> str:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from shadowswitch.policy.models import Policy, Upstream
+from shadowswitch.policy.models import ModelSource, Policy, Upstream
 from shadowswitch.request import ChatView
 
 if TYPE_CHECKING:
@@ -90,8 +90,8 @@ class LocalEngine(Protocol):
     ) -> Choice | None:
         """The arguments the policy's engine gives `tool`, without ranking; None if it cannot say."""
 
-    def serves(self, model: str) -> bool:
-        """Is the engine for this model loaded and ready?"""
+    def serves(self, source: ModelSource) -> bool:
+        """Is the engine for these models loaded and ready?"""
 
     @property
     def ready(self) -> bool: ...

@@ -1,60 +1,74 @@
-"""The local path: one engine per model a policy names, or none at all (`NullEngine`)."""
+"""The local path: one engine per model source the policies name, or none at all (`NullEngine`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from shadowswitch.engines.base import Choice, LocalEngine, ModelEngine
 from shadowswitch.errors import EngineError
-from shadowswitch.policy.models import Policy
+from shadowswitch.policy.models import ModelSource, Policy
 from shadowswitch.request import ChatView
 
-Build = Callable[[str], ModelEngine]
+Build = Callable[[ModelSource], ModelEngine]
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from shadowswitch.learning.memory import Memory
 
 
 class EngineSet:
-    """A LocalEngine that dispatches on `policy.engine.model` (embedded, an HF dir, a .gguf).
+    """A LocalEngine that dispatches on `policy.engine.source`: the model (embedded, an HF dir, a
+    .gguf) and, for `backend: remote`, the servers it runs on.
 
     With `build`, models that a reloaded policy names can be added while the others serve.
     With `default`, one engine answers for every model (an engine built by a caller or a test).
     """
 
     def __init__(
-        self, engines: dict[str, ModelEngine], build: Build | None = None, default: ModelEngine | None = None
+        self,
+        engines: dict[ModelSource, ModelEngine],
+        build: Build | None = None,
+        default: ModelEngine | None = None,
     ):
         self.engines = engines
         self.build = build
         self.default = default
 
     @classmethod
-    def load(cls, specs: Iterable[str], build: Build) -> EngineSet:
-        return cls({spec: build(spec) for spec in sorted(set(specs))}, build)
+    def load(cls, sources: Iterable[ModelSource], build: Build) -> EngineSet:
+        """An engine for each source; one that cannot load leaves the others serving, and its task
+        types answer generatively until a reload loads it."""
+        engines = {}
+        for source in sorted(set(sources)):
+            try:
+                engines[source] = build(source)
+            except Exception:
+                log.exception("could not load local model %s; its task types answer generatively", source)
+        return cls(engines, build)
 
     @property
     def ready(self) -> bool:
         engines = [*self.engines.values(), *([self.default] if self.default else [])]
         return all(engine.ready for engine in engines)
 
-    def serves(self, model: str) -> bool:
-        """Is the engine for this model loaded (a model a reload just named may still be loading)?"""
-        engine = self._engine(model)
+    def serves(self, source: ModelSource) -> bool:
+        """Is the engine for this source loaded (one a reload just named may still be loading)?"""
+        engine = self._engine(source)
         return engine is not None and engine.ready
 
-    def missing(self, specs: Iterable[str]) -> list[str]:
-        return sorted(set(specs) - self.engines.keys())
+    def missing(self, sources: Iterable[ModelSource]) -> list[ModelSource]:
+        return sorted(set(sources) - self.engines.keys())
 
-    def add(self, spec: str, engine: ModelEngine) -> None:
+    def add(self, source: ModelSource, engine: ModelEngine) -> None:
         # a new dict, not a mutation: a worker thread may be iterating the old one
-        self.engines = {**self.engines, spec: engine}
+        self.engines = {**self.engines, source: engine}
 
     async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
-        engine = self._engine(policy.engine.model)
+        engine = self._engine(policy.engine.source)
         if engine is None:
-            raise EngineError(f"no local engine loaded for model {policy.engine.model!r}")
+            raise EngineError(f"no local engine loaded for model {policy.engine.source}")
         if memory is None:
             return await engine.decide(request, policy)
         return await engine.decide(request, policy, memory)
@@ -64,17 +78,17 @@ class EngineSet:
     ) -> Choice | None:
         """The arguments the policy's engine gives `tool`; None if it cannot say."""
         # a scripted stand-in may only decide: it cannot fill
-        fill = getattr(self._engine(policy.engine.model), "fill_tool", None)
+        fill = getattr(self._engine(policy.engine.source), "fill_tool", None)
         result: Choice | None = await fill(request, policy, tool, memory) if fill else None
         return result
 
-    def region_table(self, model: str) -> Callable[[str], str | None] | None:
+    def region_table(self, source: ModelSource) -> Callable[[str], str | None] | None:
         """The place table the policy's engine reads values with (learning's `region` rewrite)."""
-        region: Callable[[str], str | None] | None = getattr(self._engine(model), "region_of", None)
+        region: Callable[[str], str | None] | None = getattr(self._engine(source), "region_of", None)
         return region
 
-    def _engine(self, model: str) -> ModelEngine | None:
-        return self.engines.get(model, self.default)
+    def _engine(self, source: ModelSource) -> ModelEngine | None:
+        return self.engines.get(source, self.default)
 
 
 class NullEngine:
@@ -82,7 +96,7 @@ class NullEngine:
 
     ready = False
 
-    def serves(self, model: str) -> bool:
+    def serves(self, source: ModelSource) -> bool:
         return False
 
     async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:

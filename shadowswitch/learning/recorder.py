@@ -52,7 +52,7 @@ class Learning:
             other = await engine.fill_tool(request, policy, label, self.memory(policy))
         blocked = sorted(called_this_turn(request, policy.feedback.tool_error_regex))
         state = turn_state(request, policy.feedback.tool_error_regex)
-        region = engine.region_table(policy.engine.model) if hasattr(engine, "region_table") else None
+        region = engine.region_table(policy.engine.source) if hasattr(engine, "region_table") else None
         # Off the event loop: the place table may be the shared engine process's, over its socket.
         args = (policy.task_type, decision_id, request, choice, generative, other, blocked, state, region)
         row = await anyio.to_thread.run_sync(build_exemplar, *args)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
@@ -220,6 +220,48 @@ class Rollout(Strict):
         return self
 
 
+class ModelSource(NamedTuple):
+    """The models an engine computes with: which LM, and where each runs (None: in this process
+    group). Task types with the same source share one engine; every process derives the same."""
+
+    model: str
+    embeddings_url: str | None = None
+    scoring_url: str | None = None
+
+    def __str__(self) -> str:
+        remote = [
+            f"{what} at {url}"
+            for what, url in (("encoder", self.embeddings_url), ("LM", self.scoring_url))
+            if url
+        ]
+        return f"{self.model} ({', '.join(remote)})" if remote else self.model
+
+
+def _check_url(value: str | None) -> str | None:
+    if value is not None and not re.match(r"https?://[^/\s]+", value):
+        raise ValueError(f"{value!r} is not an http(s) URL")
+    return value.rstrip("/") if value else value
+
+
+class Remote(Strict):
+    """Where the models run when `backend` is `remote`; an address left null runs embedded."""
+
+    embeddings_url: str | None = Field(
+        default=None,
+        description="An OpenAI-compatible embeddings server (TEI, Infinity, vLLM) serving the sentence "
+        "encoder: the base its `/embeddings` is under.",
+        examples=["http://127.0.0.1:7997"],
+    )
+    scoring_url: str | None = Field(
+        default=None,
+        description="A vLLM server (OpenAI-compatible, with `prompt_logprobs`) serving `model`: the base "
+        "its `/completions` is under.",
+        examples=["http://127.0.0.1:8000/v1"],
+    )
+
+    _urls = field_validator("embeddings_url", "scoring_url")(_check_url)
+
+
 class Engine(Strict):
     """The local engine for this task type."""
 
@@ -228,6 +270,17 @@ class Engine(Strict):
         description="The local language model: `embedded` (SmolLM2-135M), a Hugging Face model directory, "
         "or a .gguf file.",
         examples=["models/my-small-lm"],
+    )
+    backend: Literal["embedded", "remote"] = Field(
+        default="embedded",
+        description="embedded: the models run in the `serve` process group; remote: behind the serving "
+        "engines named in `remote` (the proxy keeps the tokenizer and the small tables).",
+        examples=["remote"],
+    )
+    remote: Remote = Field(
+        default_factory=Remote,
+        description="The serving engines of `backend: remote`.",
+        examples=[{"embeddings_url": "http://127.0.0.1:7997", "scoring_url": "http://127.0.0.1:8000/v1"}],
     )
     scorer: Literal["lm", "embedding", "hybrid"] = Field(
         default="hybrid",
@@ -286,6 +339,22 @@ class Engine(Strict):
         "as `english`).",
         examples=["english"],
     )
+
+    @model_validator(mode="after")
+    def _backend_has_addresses(self) -> Engine:
+        named = self.remote.embeddings_url or self.remote.scoring_url
+        if self.backend == "remote" and not named:
+            raise ValueError("backend: remote needs remote.embeddings_url, remote.scoring_url or both")
+        if self.backend == "embedded" and named:
+            raise ValueError("remote addresses are set but backend is embedded: set backend: remote")
+        return self
+
+    @property
+    def source(self) -> ModelSource:
+        """The engine this task type is served by (the engine set's key)."""
+        if self.backend == "embedded":
+            return ModelSource(self.model)
+        return ModelSource(self.model, self.remote.embeddings_url, self.remote.scoring_url)
 
 
 class Slot(Strict):

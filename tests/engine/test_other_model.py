@@ -21,7 +21,7 @@ from shadowswitch.engines.local.calibration import Calibration
 from shadowswitch.engines.local.choice.candidates import offered_tools
 from shadowswitch.engines.local.decider import Decider
 from shadowswitch.engines.local.schema import is_valid
-from shadowswitch.policy.models import Policy
+from shadowswitch.policy.models import ModelSource, Policy
 from shadowswitch.request import ChatView
 from tests.support.engine_requests import TOOLS, ask
 from tests.support.templates import GEMMA
@@ -75,7 +75,7 @@ async def test_a_tool_request_gets_a_valid_choice(tiny: Any, model_dir: Path) ->
     thresholds = {"min_confidence": 0.0, "min_margin": 0.0}
     policy = Policy(task_type="t", engine={"model": spec, "scorer": "lm", **thresholds})
     request = ChatView.parse(ask("What's the weather like in Paris right now?", TOOLS))
-    choice = await EngineSet({spec: tiny}).decide(request, policy)  # keyed by the policy's model
+    choice = await EngineSet({ModelSource(spec): tiny}).decide(request, policy)  # keyed by the policy's model
     assert len(tiny.engine.lm.prefixes) == 1  # the LM ranked the candidates
     assert choice.kind in ("tool", "no_tool") and choice.trace.candidates
     if choice.kind == "tool":

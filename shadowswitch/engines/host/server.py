@@ -28,7 +28,8 @@ from shadowswitch.engines.base import Choice
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.host import wire
 from shadowswitch.engines.local.runtime.lru import LRU
-from shadowswitch.errors import UnsupportedRequest
+from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
+from shadowswitch.policy.models import ModelSource
 from shadowswitch.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,8 @@ class Host:
         self.settings = settings
         self.engines: EngineSet | None = None
         self.memories: LRU[str, Any] = LRU(MEMORIES)
-        self._loading: set[str] = set()
-        self._failed: dict[str, float] = {}  # model → when its load last failed (monotonic)
+        self._loading: set[ModelSource] = set()
+        self._failed: dict[ModelSource, float] = {}  # source → when its load last failed (monotonic)
 
     def load(self) -> None:
         from shadowswitch.engines.local import engine_builder, freeze_heap
@@ -54,23 +55,23 @@ class Host:
         engines = EngineSet(
             {}, engine_builder(settings.calibration, settings.knowledge, settings.model_cache)
         )
-        specs = {p.engine.model for p in load_policies(settings.policies).policies.values()}
-        for spec in sorted(specs):  # one bad model leaves the others serving
-            self._build(engines, spec)
+        sources = {p.engine.source for p in load_policies(settings.policies).policies.values()}
+        for source in sorted(sources):  # one bad model leaves the others serving
+            self._build(engines, source)
         self.engines = engines
         freeze_heap()
-        log.info("engine host ready: %s", ", ".join(sorted(self.engines.engines)) or "no model yet")
+        log.info("engine host ready: %s", ", ".join(map(str, sorted(self.engines.engines))) or "no model yet")
 
     async def answer(self, job: wire.Job) -> Choice | wire.Failure | None:
         """The Choice, or a `wire.Failure`; None when the learned state must be sent first."""
         engines = self.engines
         if engines is None:
             return wire.Failure("unavailable", "the engine host is still loading its models")
-        model = job.policy.engine.model
+        model = job.policy.engine.source
         if not engines.serves(model):
             self._load_later(engines, model)
             why = "could not be loaded (see the engine's log)" if model in self._failed else "is loading"
-            return wire.Failure("unavailable", f"model {model!r} {why}")
+            return wire.Failure("unavailable", f"model {model} {why}")
         memory = None
         if job.memory_digest is not None:
             memory = self.memories.get(job.memory_digest)
@@ -85,16 +86,20 @@ class Host:
             return await engines.decide(job.request, job.policy, memory)
         except UnsupportedRequest as exc:
             return wire.Failure("unsupported", exc.message)
+        except EngineUnavailable as exc:  # a remote model server is away
+            return wire.Failure("unavailable", exc.message)
         except Exception as exc:  # the worker records it as an engine error, as in one process
             log.exception("engine job failed")
             return wire.Failure("error", f"{type(exc).__name__}: {exc}")
 
     def region_of(self, name: str) -> str | None:
         engines = self.engines
-        region = engines.region_table(next(iter(engines.engines), "embedded")) if engines else None
+        region = (
+            engines.region_table(next(iter(engines.engines), ModelSource("embedded"))) if engines else None
+        )
         return region(name) if region else None
 
-    def _build(self, engines: EngineSet, model: str) -> None:
+    def _build(self, engines: EngineSet, model: ModelSource) -> None:
         assert engines.build is not None
         try:
             engines.add(model, engines.build(model))
@@ -104,7 +109,7 @@ class Host:
             self._failed[model] = time.monotonic()
             log.exception("engine host could not load model %s; its task types answer generatively", model)
 
-    def _load_later(self, engines: EngineSet, model: str) -> None:
+    def _load_later(self, engines: EngineSet, model: ModelSource) -> None:
         """Load a model a request names (a reloaded policy's) off the loop; a failed one not
         again for RETRY_LOAD_S, so a bad path is not tried on every request."""
         failed = self._failed.get(model)
@@ -126,7 +131,7 @@ class Host:
 def create_host_app(host: Host) -> Starlette:
     async def health(_request: Request) -> JSONResponse:
         ready = host.engines is not None
-        models = sorted(host.engines.engines) if host.engines else []
+        models = [str(s) for s in sorted(host.engines.engines)] if host.engines else []
         return JSONResponse(
             {"ready": ready, "models": models, "pid": os.getpid()}, status_code=200 if ready else 503
         )

@@ -21,6 +21,7 @@ from shadowswitch.engines.local.calibration import Calibration, load_calibration
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.models import LoadedModels, default_cache_dir, load_models
 from shadowswitch.engines.local.runtime.process import configure_torch, freeze_heap
+from shadowswitch.policy.models import ModelSource
 
 if TYPE_CHECKING:
     from shadowswitch.engines.local.engine import ChoiceEngine
@@ -41,12 +42,13 @@ __all__ = [
 
 
 def create_engine(
-    spec: str = "embedded",
+    spec: str | ModelSource = "embedded",
     cache_dir: Path | None = None,
     calibration: Calibration | None = None,
     knowledge: Knowledge | None = None,
 ) -> ChoiceEngine:
-    """Load the models named by `spec` and wrap them in a ready engine (blocking; seconds).
+    """Load the models named by `spec` (a model, or a policy's `engine.source`) and wrap them
+    in a ready engine (blocking; seconds).
 
     `calibration` and `knowledge` default to the packaged prior and the general tables; a
     proxy loads them once and passes the same to each engine."""
@@ -57,9 +59,9 @@ def create_engine(
 
 def engine_builder(
     calibration: Path, knowledge: tuple[str, ...], cache_dir: Path | None
-) -> Callable[[str], ChoiceEngine]:
+) -> Callable[[ModelSource], ChoiceEngine]:
     """Set torch up for this process, load the prior and the tables once, and return what builds
-    the engine of one model spec with them (the proxy's engine set, or the engine process's)."""
+    the engine of one model source with them (the proxy's engine set, or the engine process's)."""
     configure_torch()  # process-wide, once for every engine
     prior = load_calibration(calibration)
     tables = Knowledge.load(knowledge)

@@ -49,6 +49,7 @@ from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
+from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.learning.head import Request
 from shadowswitch.learning.memory import Memory
@@ -57,6 +58,7 @@ from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
 QUERY_CACHE = 1024  # user turns whose vectors are kept (a few KB each)
+DECODE_TOKENS = 32  # a value the LM writes itself is short
 KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 
 
@@ -85,7 +87,7 @@ class Decider:
         (runtime/bridge.py), in the English encoder's space with the English prior; else with
         e5's own vectors and prior (`prior_for`)."""
         self.models = models
-        english = Encoder(models.encoder, models.encoder_tokenizer)
+        english: TextEncoder = models.remote_encoder or Encoder(models.encoder, models.encoder_tokenizer)
         matrix = load_bridge() if multilingual and bridge else None
         self.gain: Callable[[str], float] | None = None  # bridged: confidence on the English scale
         self.encoder: TextEncoder
@@ -102,7 +104,9 @@ class Decider:
         else:
             self.encoder = self.values = english
             self.cal = (calibration or load_calibration()).for_models(english.name, models.lm_id)
-        self.lm = LanguageModel(models.lm, models.lm_tokenizer)
+        self.lm: LanguageModel | RemoteLanguageModel = models.remote_lm or LanguageModel(
+            models.lm, models.lm_tokenizer
+        )
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
@@ -311,13 +315,13 @@ class Decider:
         self, tool: Candidate, text: str, schema: dict[str, Any], param: str, filled: dict[str, Any]
     ) -> Any:
         """Greedy schema-constrained value for one parameter, after the call written so far."""
+        fixed = arguments_fixed(tool.id, tool.parameters)
+        variable = arguments_variable(text, tool.id, filled, param)
+        if isinstance(self.lm, RemoteLanguageModel):  # the server's grammar decoding
+            return self.lm.decode(fixed, variable, schema, max_tokens=DECODE_TOKENS)
         if self._decoder is None:
             self._decoder = SchemaDecoder(self.lm)
-        state = self.lm.start(
-            arguments_fixed(tool.id, tool.parameters),
-            arguments_variable(text, tool.id, filled, param),
-        )
-        return self._decoder.decode(state, schema, max_tokens=32)
+        return self._decoder.decode(self.lm.start(fixed, variable), schema, max_tokens=DECODE_TOKENS)
 
     def rerank(self, tool: Candidate, text: str, param: str, values: list[Any]) -> list[float]:
         """The LM's log-probability of each value as `param`'s in the call, values in one batch."""

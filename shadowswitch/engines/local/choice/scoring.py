@@ -19,7 +19,7 @@ from shadowswitch.engines.local.choice.relevance import (
     top_margin,
 )
 from shadowswitch.engines.local.runtime.encoder import TextEncoder
-from shadowswitch.engines.local.runtime.lm import LanguageModel
+from shadowswitch.engines.local.runtime.lm import ContinuationScorer
 from shadowswitch.engines.local.runtime.prompts import choice_fixed, choice_variable, label
 
 CoverageOf = Callable[[dict[str, Any], str], Coverage]  # tool parameters, text → coverage
@@ -66,7 +66,7 @@ class Chooser:
     def __init__(
         self,
         encoder: TextEncoder,
-        lm: LanguageModel,
+        lm: ContinuationScorer,
         cal: Calibration,
         coverage: CoverageOf,
         reference: ReferenceOf,

@@ -33,7 +33,7 @@ import torch
 
 from shadowswitch.engines.local.language import is_multilingual
 from shadowswitch.engines.local.languages import REGISTRY, reader
-from shadowswitch.engines.local.runtime.encoder import Encoder
+from shadowswitch.engines.local.runtime.encoder import TextEncoder
 from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.engines.local.runtime.multilingual import MULTILINGUAL_ID, MultilingualEncoder
 
@@ -123,7 +123,7 @@ class BridgedEncoder:
     def __init__(
         self,
         e5: MultilingualEncoder,
-        english: Encoder,
+        english: TextEncoder,
         matrix: torch.Tensor,
         shift: LanguageShift | None = None,
     ) -> None:

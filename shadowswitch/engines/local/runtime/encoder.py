@@ -29,25 +29,17 @@ class TextEncoder(Protocol):
     def embed_cached(self, texts: Sequence[str]) -> torch.Tensor: ...
 
 
-class Encoder:
-    """Embeds texts; texts that repeat across requests (candidate descriptions) are cached."""
+class CachedEncoder:
+    """The cache of vectors shared by the encoders: `_encode` computes, this remembers."""
 
-    name = "all-MiniLM-L6-v2"  # models.ENCODER_ID
+    name: str
+    dim: int
 
-    def __init__(self, model: Any, tokenizer: Any, cache_size: int = 8192) -> None:
-        self.model = model
-        self.dim: int = model.config.hidden_size
-        self.tokenizer = tokenizer
+    def __init__(self, cache_size: int) -> None:
         self.cache: LRU[str, torch.Tensor] = LRU(cache_size)
-        # bfloat16 kernels are compiled per shape: lengths rounded up to 16 let a few shapes serve
-        # every request (about 20 -> 16 ms a pass on new lengths); float32 only pays the padding.
-        self.pad_to = SHAPE_STEP if model.dtype == torch.bfloat16 else None
 
-    @property
-    def cache_key(self) -> list[str]:
-        """What names these vectors in a file cache (reference tools): vectors embedded in
-        bfloat16 differ a little from float32 ones."""
-        return [self.model.config.name_or_path, str(self.model.dtype)]
+    def _encode(self, texts: Sequence[str]) -> torch.Tensor:
+        raise NotImplementedError
 
     def embed(self, texts: Sequence[str], remember: Sequence[str] = ()) -> torch.Tensor:
         """(n, dim) unit vectors of `texts`, in the order given.
@@ -61,15 +53,47 @@ class Encoder:
             self.cache.put(text, vector)
         return vectors[: len(texts)]
 
+    def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
+        """Like `embed`, but reuses vectors of texts seen before."""
+        found = {t: v for t in dict.fromkeys(texts) if (v := self.cache.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        for text, vector in zip(missing, self._encode(missing), strict=True):
+            self.cache.put(text, vector)
+            found[text] = vector
+        if not texts:
+            return torch.zeros(0, self.dim)
+        return torch.stack([found[t] for t in texts])
+
+
+class Encoder(CachedEncoder):
+    """Embeds texts with a transformers model in this process."""
+
+    name = "all-MiniLM-L6-v2"  # models.ENCODER_ID
+
+    def __init__(self, model: Any, tokenizer: Any, cache_size: int = 8192) -> None:
+        super().__init__(cache_size)
+        self.model = model
+        self.dim = model.config.hidden_size
+        self.tokenizer = tokenizer
+        # bfloat16 kernels are compiled per shape: lengths rounded up to 16 let a few shapes serve
+        # every request (about 20 -> 16 ms a pass on new lengths); float32 only pays the padding.
+        self.pad_to = SHAPE_STEP if model.dtype == torch.bfloat16 else None
+
+    @property
+    def cache_key(self) -> list[str]:
+        """What names these vectors in a file cache (reference tools): vectors embedded in
+        bfloat16 differ a little from float32 ones."""
+        return [self.model.config.name_or_path, str(self.model.dtype)]
+
     @torch.inference_mode()
     def _encode(self, texts: Sequence[str]) -> torch.Tensor:
         """Texts go through in batches of similar length: a request's values run from one word
         to the whole turn, and padding every one to the longest cost several times the work."""
         if not texts:
-            return torch.zeros(0, self.model.config.hidden_size)
+            return torch.zeros(0, self.dim)
         ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        out = torch.empty(len(ids), self.model.config.hidden_size)
+        out = torch.empty(len(ids), self.dim)
         for k in range(0, len(order), BATCH):
             chunk = order[k : k + BATCH]
             batch = self.tokenizer.pad(
@@ -80,14 +104,3 @@ class Encoder:
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             out[chunk] = torch.nn.functional.normalize(pooled.float(), dim=-1)
         return out
-
-    def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:
-        """Like `embed`, but reuses vectors of texts seen before."""
-        found = {t: v for t in dict.fromkeys(texts) if (v := self.cache.get(t)) is not None}
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        for text, vector in zip(missing, self._encode(missing), strict=True):
-            self.cache.put(text, vector)
-            found[text] = vector
-        if not texts:
-            return torch.zeros(0, self.model.config.hidden_size)
-        return torch.stack([found[t] for t in texts])

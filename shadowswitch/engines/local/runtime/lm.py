@@ -6,7 +6,7 @@ import copy
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -25,17 +25,25 @@ class PrefixState:
     length: int
 
 
-class LanguageModel:
-    """Wraps a transformers causal LM; every method is meant for the one worker thread."""
+class ContinuationScorer(Protocol):
+    """What choosing asks of an LM, in this process (`LanguageModel`) or behind a server."""
 
-    def __init__(self, model: Any, tokenizer: Any, cache_size: int = 64) -> None:
-        self.model = model
+    format: ChatFormat
+
+    def ids(self, text: str) -> list[int]: ...
+
+    def score_after(
+        self, fixed: Prompt, variable: Prompt, continuations: Sequence[Sequence[int]]
+    ) -> list[list[float]]: ...
+
+
+class PromptWriter:
+    """Prompts as the LM reads them, from its tokenizer and chat format: what the in-process LM and
+    the remote one (runtime/remote.py) share."""
+
+    def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
         self.format = ChatFormat.of(tokenizer)
-        self.prefixes: LRU[str, PrefixState] = LRU(cache_size)
-        params = inspect.signature(model.forward).parameters
-        self._cache_kw = "cache" if "cache" in params else "past_key_values"
-        self.vocab_size = int(model.get_output_embeddings().weight.shape[0])
 
     def ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -47,6 +55,18 @@ class LanguageModel:
         if isinstance(prompt, Turn):
             return self.format.variable(prompt)
         return prompt
+
+
+class LanguageModel(PromptWriter):
+    """Wraps a transformers causal LM; every method is meant for the one worker thread."""
+
+    def __init__(self, model: Any, tokenizer: Any, cache_size: int = 64) -> None:
+        super().__init__(tokenizer)
+        self.model = model
+        self.prefixes: LRU[str, PrefixState] = LRU(cache_size)
+        params = inspect.signature(model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        self.vocab_size = int(model.get_output_embeddings().weight.shape[0])
 
     @torch.inference_mode()
     def start(self, fixed: Prompt, variable: Prompt = "") -> PrefixState:

