@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from openai import OpenAI
 
-from research.overhead.processes import process_tree, started
+from research.overhead.processes import children, process_tree, started
 from shadowswitch.engines.host import SharedEngine
 from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
 from shadowswitch.learning.memory import Memory
@@ -79,7 +79,9 @@ def test_workers_share_one_engine_and_fall_back_while_it_is_away(tmp_path: Path,
         eventually(lambda: {ask()[0] for _ in range(4)} == {"local"}, timeout_s=60, interval_s=0.5)
         # Enough requests that both workers answer: every one of them locally, by the one engine.
         assert {ask()[0] for _ in range(8)} == {"local"}
-        workers = [p for p in process_tree(server.pid) if "spawn_main" in _cmdline(p)]
+        # uvicorn's workers, forked from multiprocessing's forkserver (the forkserver's children)
+        forkserver = [p for p in children(server.pid) if "multiprocessing.forkserver" in _cmdline(p)]
+        workers = [p for s in forkserver for p in children(s)]
         assert len(workers) == 2
         # The models live in the engine process; a worker holds the proxy, not a second copy.
         assert all(_rss_mb(w) < 0.6 * _rss_mb(engines[0]) for w in workers), (

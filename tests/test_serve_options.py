@@ -39,7 +39,8 @@ def served_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> 
     return given
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+# With workers the schema is migrated by a `db upgrade` subprocess.
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.integration)])
 def test_the_server_outlives_the_clients_idle_connections(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workers: str
 ) -> None:
@@ -48,6 +49,7 @@ def test_the_server_outlives_the_clients_idle_connections(
     assert client_expiry is not None and options["timeout_keep_alive"] > client_expiry + 5
 
 
+@pytest.mark.integration
 def test_a_busy_worker_has_minutes_to_answer_its_health_ping(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

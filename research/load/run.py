@@ -166,7 +166,7 @@ def rss_mb(pid: int) -> float:
         total = sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
         return round(total / 2**20, 1)
     except ImportError:
-        return round(sum(_proc_rss(p) for p in [pid, *_children(pid)]) / 2**20, 1)
+        return round(sum(_proc_rss(p) for p in [pid, *children(pid)]) / 2**20, 1)
 
 
 def _proc_rss(pid: int) -> int:
@@ -176,11 +176,11 @@ def _proc_rss(pid: int) -> int:
     return 0
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         for child in (task / "children").read_text().split():
-            found += [int(child), *_children(int(child))]
+            found += [int(child), *children(int(child))]
     return found
 
 

@@ -17,7 +17,7 @@ import httpx
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
@@ -33,7 +33,7 @@ def process_tree(pid: int) -> list[int]:
     while todo:
         current = todo.pop()
         tree.append(current)
-        todo += _children(current)
+        todo += children(current)
     return tree
 
 

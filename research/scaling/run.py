@@ -155,6 +155,7 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
             "concurrency_tools": config.concurrency_tools,
             "scorer": "hybrid (policy default), thresholds 0",
             "workers": list(config.workers),
+            "dtypes": _dtypes(),
         },
         "batching": BATCHING,
         "startup_to_readyz_s": first["startup_to_readyz_s"],
@@ -170,6 +171,16 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
     return results
 
 
+def _dtypes() -> dict[str, str]:
+    """The models' dtypes, the same for every worker count: left to the engine, a timing probe at
+    start picks them, and on a busy machine it can pick float32 for one run and bfloat16 for the
+    next, which alone moves memory by ~500 MB (float32 weights stay mapped from the cached file)."""
+    from shadowswitch.engines.local.runtime.models import native_bf16
+
+    dtype = "bfloat16" if native_bf16() else "float32"
+    return {"SHADOWSWITCH_LM_DTYPE": dtype, "SHADOWSWITCH_ENCODER_DTYPE": dtype}
+
+
 def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, workers: int) -> dict[str, Any]:
     """One `serve --workers N` with the embedded models: its memory, the tool-count runs, then
     the concurrency runs (after the same requests as every other worker count: the same caches)."""
@@ -182,7 +193,7 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
     by_tools: list[dict[str, Any]] = []
     by_concurrency: list[dict[str, Any]] = []
     with started(
-        cmd, f"{base}/readyz", workdir / f"serve-{workers}.log", bench_env(), timeout_s=900
+        cmd, f"{base}/readyz", workdir / f"serve-{workers}.log", bench_env() | _dtypes(), timeout_s=900
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
         console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")

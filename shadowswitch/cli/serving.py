@@ -39,7 +39,6 @@ def serve(
 
     import uvicorn
 
-    from shadowswitch.app import create_app
     from shadowswitch.errors import PolicyError
     from shadowswitch.policy import load_policies
 
@@ -60,6 +59,8 @@ def serve(
         if workers > 1:
             load_policies(settings.policies)  # say what is wrong once, not once per worker
         else:
+            from shadowswitch.app import create_app  # with workers, this process only supervises
+
             application = create_app(settings)
     except PolicyError as exc:
         for line in exc.problems:
@@ -92,13 +93,14 @@ KEEP_ALIVE_S = 75  # as nginx
 
 def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
     """Several processes on one port: each builds its app from the environment, so the flags go
-    there; the schema is migrated once here, before the workers race to do it. The local models
-    load once, in an engine process the workers share (shadowswitch.engines.host)."""
+    there; the schema is migrated once, before the workers race to do it. The local models load
+    once, in an engine process the workers share (shadowswitch.engines.host)."""
     import contextlib
     import os
+    import subprocess
+    import sys
 
     from shadowswitch.engines.host.process import EngineProcess
-    from shadowswitch.store import db as database
 
     os.environ.update(
         SHADOWSWITCH_HOST=settings.host,
@@ -109,7 +111,11 @@ def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
         SHADOWSWITCH_LOG_LEVEL=log_level,
         SHADOWSWITCH_SHUTDOWN_TIMEOUT_S=str(settings.shutdown_timeout_s),
     )
-    database.upgrade(settings.db_url)
+    # In a process of its own: SQLAlchemy and Alembic would stay in this one (~50 MB), which only
+    # supervises.
+    upgrade = [sys.executable, "-m", "shadowswitch.cli", "db", "upgrade", "--db", settings.db_url]
+    if subprocess.run(upgrade).returncode != 0:
+        raise typer.Exit(1)
     with contextlib.ExitStack() as stack:
         if settings.load_models:  # one copy of the models, shared by the workers
             engine = stack.enter_context(EngineProcess(log_level))
@@ -118,8 +124,18 @@ def _serve_workers(settings: Any, workers: int, log_level: str) -> None:
 
 
 def _run_workers(settings: Any, workers: int, log_level: str) -> None:
-    import uvicorn
+    import multiprocessing
 
+    import uvicorn
+    from uvicorn import _subprocess
+
+    # uvicorn spawns its workers: each a fresh interpreter importing the proxy again, ~400 MB of
+    # libraries apiece. Forked instead from multiprocessing's forkserver, which imported them once
+    # (cli/preload.py), the workers share those pages. A forkserver is a clean, single-threaded
+    # process: forking this one, whose engine process and threads are running, would not be.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["shadowswitch.cli.preload"])
+    setattr(_subprocess, "spawn", context)  # noqa: B010  uvicorn has no option for the start method
     uvicorn.run(
         "shadowswitch.app:app_from_env",
         factory=True,

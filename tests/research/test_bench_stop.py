@@ -12,7 +12,7 @@ import pytest
 from tests.support.wait import eventually
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
     return [int(p) for p in found.split()]
 
@@ -30,7 +30,7 @@ def test_sigterm_stops_the_proxy_the_bench_started(tmp_path: Path) -> None:
     bench = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     proxies: list[int] = []
     try:
-        proxies = eventually(lambda: _children(bench.pid), 120, 0.2, "the bench starts its proxy")
+        proxies = eventually(lambda: children(bench.pid), 120, 0.2, "the bench starts its proxy")
         bench.send_signal(signal.SIGTERM)
         assert bench.wait(timeout=60) == 128 + signal.SIGTERM
         eventually(lambda: not any(_alive(p) for p in proxies), 30, 0.2, "the proxy stops with the bench")
