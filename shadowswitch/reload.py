@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.engines.engine_set import Build, EngineSet
+from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.errors import PolicyError, ServiceUnavailable, ShadowswitchError
 from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
@@ -115,22 +115,17 @@ class PolicyReloader:
             return []  # generative only, still loading at start, or an engine that serves any model
         wanted = local.missing(self._models())
         if wanted:
-            self._spawn(self._load(local, local.build))
+            self._spawn(self._load(local))
         return wanted
 
-    async def _load(self, local: EngineSet, build: Build) -> None:
+    async def _load(self, local: EngineSet) -> None:
         from shadowswitch.engines.local.runtime.process import freeze_heap
 
         async with self._models_lock:  # reloads in a row: each model loads once
             for source in local.missing(self._models()):
-                try:
-                    engine = await anyio.to_thread.run_sync(build, source)
-                except Exception:  # a bad model must not stop the proxy: its task types stay generative
-                    log.exception("could not load local model %s; its task types answer generatively", source)
-                    continue
-                local.add(source, engine)
-                freeze_heap()
-                log.info("local model %s loaded", source)
+                # a bad model must not stop the proxy: its task types stay generative (logged)
+                if await anyio.to_thread.run_sync(local.build_now, source):
+                    freeze_heap()
 
     def _models(self) -> set[ModelSource]:
         return {policy.engine.source for policy in self.policies.policies.values()}

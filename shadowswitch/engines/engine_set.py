@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -13,6 +15,7 @@ from shadowswitch.request import ChatView
 
 Build = Callable[[ModelSource], ModelEngine]
 log = logging.getLogger(__name__)
+RETRY_LOAD_S = 60.0  # a model that failed to load is tried again at most this often
 
 if TYPE_CHECKING:
     from shadowswitch.learning.memory import Memory
@@ -22,8 +25,10 @@ class EngineSet:
     """A LocalEngine that dispatches on `policy.engine.source`: the model (embedded, an HF dir, a
     .gguf) and, for `backend: remote`, the servers it runs on.
 
-    With `build`, models that a reloaded policy names can be added while the others serve.
-    With `default`, one engine answers for every model (an engine built by a caller or a test).
+    With `build`, a source the set has not loaded (a reloaded policy's, or one whose server was
+    away at start) loads in the background when a request names it, while the others serve; one
+    that failed is tried again at most every RETRY_LOAD_S. With `default`, one engine answers for
+    every model (an engine built by a caller or a test).
     """
 
     def __init__(
@@ -35,18 +40,57 @@ class EngineSet:
         self.engines = engines
         self.build = build
         self.default = default
+        self._loading: set[ModelSource] = set()
+        self._lock = threading.Lock()
+        self._failed: dict[ModelSource, float] = {}  # source → when its load last failed (monotonic)
 
     @classmethod
     def load(cls, sources: Iterable[ModelSource], build: Build) -> EngineSet:
         """An engine for each source; one that cannot load leaves the others serving, and its task
         types answer generatively until a reload loads it."""
-        engines = {}
+        engines = cls({}, build)
         for source in sorted(set(sources)):
-            try:
-                engines[source] = build(source)
-            except Exception:
-                log.exception("could not load local model %s; its task types answer generatively", source)
-        return cls(engines, build)
+            engines.build_now(source)
+        return engines
+
+    def build_now(self, source: ModelSource) -> bool:
+        """Load `source` here (blocking; seconds) unless it is loaded or loading; False if not
+        loaded by this call."""
+        return self._claim(source) and self._build(source)
+
+    def load_later(self, source: ModelSource) -> None:
+        """Load `source` on a thread of its own; not again within RETRY_LOAD_S of a failure, so a
+        bad path or an absent server is not tried on every request."""
+        failed = self._failed.get(source)
+        if failed is not None and time.monotonic() - failed < RETRY_LOAD_S:
+            return
+        if self._claim(source):
+            threading.Thread(target=self._build, args=(source,), name=f"load {source}", daemon=True).start()
+
+    def _claim(self, source: ModelSource) -> bool:
+        with self._lock:  # requests on the event loop and a reload's thread may ask at once
+            if self.build is None or source in self._loading or source in self.engines:
+                return False
+            self._loading.add(source)
+            return True
+
+    def _build(self, source: ModelSource) -> bool:
+        assert self.build is not None
+        try:
+            self.add(source, self.build(source))
+        except Exception:  # its task types answer generatively meanwhile
+            self._failed[source] = time.monotonic()
+            log.exception("could not load local model %s; its task types answer generatively", source)
+            return False
+        finally:
+            self._loading.discard(source)
+        self._failed.pop(source, None)
+        log.info("local model %s loaded", source)
+        return True
+
+    def failed(self, source: ModelSource) -> bool:
+        """Did the last load of `source` fail?"""
+        return source in self._failed
 
     @property
     def ready(self) -> bool:
@@ -56,6 +100,8 @@ class EngineSet:
     def serves(self, source: ModelSource) -> bool:
         """Is the engine for this source loaded (one a reload just named may still be loading)?"""
         engine = self._engine(source)
+        if engine is None:
+            self.load_later(source)
         return engine is not None and engine.ready
 
     def missing(self, sources: Iterable[ModelSource]) -> list[ModelSource]:

@@ -34,7 +34,6 @@ from shadowswitch.settings import Settings
 
 log = logging.getLogger(__name__)
 MEMORIES = 64  # learned states kept by digest: a few per task type, across every worker
-RETRY_LOAD_S = 60.0  # a model that failed to load is tried again at most this often
 
 
 class Host:
@@ -44,8 +43,6 @@ class Host:
         self.settings = settings
         self.engines: EngineSet | None = None
         self.memories: LRU[str, Any] = LRU(MEMORIES)
-        self._loading: set[ModelSource] = set()
-        self._failed: dict[ModelSource, float] = {}  # source → when its load last failed (monotonic)
 
     def load(self) -> None:
         from shadowswitch.engines.local import engine_builder, freeze_heap
@@ -57,7 +54,7 @@ class Host:
         )
         sources = {p.engine.source for p in load_policies(settings.policies).policies.values()}
         for source in sorted(sources):  # one bad model leaves the others serving
-            self._build(engines, source)
+            engines.build_now(source)
         self.engines = engines
         freeze_heap()
         log.info("engine host ready: %s", ", ".join(map(str, sorted(self.engines.engines))) or "no model yet")
@@ -68,9 +65,8 @@ class Host:
         if engines is None:
             return wire.Failure("unavailable", "the engine host is still loading its models")
         model = job.policy.engine.source
-        if not engines.serves(model):
-            self._load_later(engines, model)
-            why = "could not be loaded (see the engine's log)" if model in self._failed else "is loading"
+        if not engines.serves(model):  # which starts loading it, if it may
+            why = "could not be loaded (see the engine's log)" if engines.failed(model) else "is loading"
             return wire.Failure("unavailable", f"model {model} {why}")
         memory = None
         if job.memory_digest is not None:
@@ -98,34 +94,6 @@ class Host:
             engines.region_table(next(iter(engines.engines), ModelSource("embedded"))) if engines else None
         )
         return region(name) if region else None
-
-    def _build(self, engines: EngineSet, model: ModelSource) -> None:
-        assert engines.build is not None
-        try:
-            engines.add(model, engines.build(model))
-            self._failed.pop(model, None)
-            log.info("engine host loaded model %s", model)
-        except Exception:  # its task types answer generatively
-            self._failed[model] = time.monotonic()
-            log.exception("engine host could not load model %s; its task types answer generatively", model)
-
-    def _load_later(self, engines: EngineSet, model: ModelSource) -> None:
-        """Load a model a request names (a reloaded policy's) off the loop; a failed one not
-        again for RETRY_LOAD_S, so a bad path is not tried on every request."""
-        failed = self._failed.get(model)
-        if model in self._loading or engines.build is None:
-            return
-        if failed is not None and time.monotonic() - failed < RETRY_LOAD_S:
-            return
-        self._loading.add(model)
-
-        def run() -> None:
-            try:
-                self._build(engines, model)
-            finally:
-                self._loading.discard(model)
-
-        threading.Thread(target=run, name=f"load {model}", daemon=True).start()
 
 
 def create_host_app(host: Host) -> Starlette:
