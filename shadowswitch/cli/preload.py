@@ -8,6 +8,7 @@ object imported here, and each page written is a page copied.
 
 import asyncio
 import gc
+import logging
 
 from shadowswitch.offline import stay_offline
 
@@ -16,6 +17,10 @@ stay_offline()  # before LiteLLM's import: its cost map then loads from disk
 from shadowswitch.app import app_from_env  # noqa: E402, F401  the proxy
 from shadowswitch.engines.generative import LiteLLMEngine  # noqa: E402
 
-asyncio.run(LiteLLMEngine().warm_up())
+try:
+    asyncio.run(LiteLLMEngine().warm_up())
+except Exception:  # only a saving (each worker warms LiteLLM up again); an error escaping here
+    # would end the forkserver, and every worker's start with it
+    logging.getLogger(__name__).warning("LiteLLM's warm-up failed in the forkserver", exc_info=True)
 gc.collect()
 gc.freeze()
