@@ -58,3 +58,30 @@ async def test_one_bad_job_in_a_batch_fails_only_itself() -> None:
         worker.close()
     assert isinstance(results[0], RuntimeError)
     assert results[1:] == [2, 4, 6, 8, 10]
+
+
+async def test_a_server_away_fails_the_whole_batch_at_once() -> None:
+    """A remote model server that cannot be reached would fail each job alone too, one timeout
+    after another: the batch fails together, `run_batch` called once for it."""
+    from shadowswitch.errors import EngineUnavailable
+
+    calls: list[int] = []
+
+    def run(jobs: Sequence[int]) -> list[int]:
+        calls.append(len(jobs))
+        time.sleep(0.05)  # the others queue up behind the first
+        if len(calls) > 1:
+            raise EngineUnavailable("http://127.0.0.1:9/v1/completions cannot be reached (ConnectError)")
+        return list(jobs)
+
+    worker: Worker[int, int] = Worker(run, max_batch=8)
+    try:
+        assert await worker.submit(-1) == -1  # the first batch, alone
+        first = asyncio.ensure_future(worker.submit(0))
+        await asyncio.sleep(0.01)
+        rest = [worker.submit(i) for i in range(1, 6)]
+        results = await asyncio.gather(first, *rest, return_exceptions=True)
+    finally:
+        worker.close()
+    assert all(isinstance(r, EngineUnavailable) for r in results)
+    assert sum(calls[1:]) == 6 and len(calls) <= 3  # no job retried alone
