@@ -47,7 +47,7 @@ class EngineSet:
     @classmethod
     def load(cls, sources: Iterable[ModelSource], build: Build) -> EngineSet:
         """An engine for each source; one that cannot load leaves the others serving, and its task
-        types answer generatively until a reload loads it."""
+        types answer generatively until a reload, or a request a minute later, loads it."""
         engines = cls({}, build)
         for source in sorted(set(sources)):
             engines.build_now(source)
