@@ -2,9 +2,9 @@
 
 - The sentence encoder through any OpenAI-compatible `/embeddings` (TEI, Infinity, vLLM).
 - The LM's scoring through the legacy completions API with `echo` and `logprobs: 0`, which vLLM
-  and SGLang answer with the log-prob of every prompt token: a request's prefix and each
-  continuation go as one prompt of token ids, all continuations in one request, and the server's
-  prefix cache computes the shared part once.
+  answers with the log-prob of every prompt token (SGLang speaks the same API; untested): a
+  request's prefix and each continuation go as one prompt of token ids, the first alone and then
+  the rest in one request, so the server's prefix cache can hold the shared part.
 - Grammar-constrained values through vLLM's `structured_outputs` (its JSON-schema decoding).
 
 Calls block: they run on the engine's own thread, as the in-process models do. A server that
@@ -35,6 +35,7 @@ class RemoteServer:
 
     def __init__(self, url: str, unlisted: str, timeout_s: float = TIMEOUT_S) -> None:
         self.url = url
+        self.timeout_s = timeout_s
         self.client = httpx.Client(base_url=url, timeout=timeout_s)
         self.model = self._served_model(unlisted)
 
@@ -54,6 +55,8 @@ class RemoteServer:
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         try:
             response = self.client.request(method, path, json=body)
+        except httpx.TimeoutException:
+            raise EngineUnavailable(f"{self.url}{path} did not answer within {self.timeout_s:g} s") from None
         except httpx.HTTPError as exc:
             raise EngineUnavailable(f"{self.url}{path} cannot be reached ({type(exc).__name__})") from None
         if response.status_code >= 500 or response.status_code == 429:
