@@ -31,11 +31,11 @@ $(VENV)/.installed: pyproject.toml lab/pyproject.toml
 	touch $@
 
 # Two lanes on the machine's cores: the SQLite pass's longest part, and beside it the PostgreSQL
-# pass, lint, the wheel check and the rest of the SQLite pass (the bench tests and the remote
-# backend's, whose serving engines `serving-env` builds meanwhile), one after the other. Much of a pass is idle time (servers starting, sockets, the database), and
+# pass, lint, the wheel check and the rest of the SQLite pass (the bench and demo tests), one
+# after the other. Much of a pass is idle time (servers starting, sockets, the database), and
 # mypy alone takes two minutes of CPU on a fresh clone. The side lane's output is held in a log
 # and shown when both are done, so the two never interleave.
-SIDE_TESTS := tests/research tests/test_remote_backend.py
+SIDE_TESTS := tests/research tests/examples tests/test_demo.py tests/test_remote_backend.py
 
 test: install
 	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
