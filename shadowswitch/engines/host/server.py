@@ -49,13 +49,9 @@ class Host:
         from shadowswitch.policy import load_policies
 
         settings = self.settings
-        engines = EngineSet(
-            {}, engine_builder(settings.calibration, settings.knowledge, settings.model_cache)
-        )
+        build = engine_builder(settings.calibration, settings.knowledge, settings.model_cache)
         sources = {p.engine.source for p in load_policies(settings.policies).policies.values()}
-        for source in sorted(sources):  # one bad model leaves the others serving
-            engines.build_now(source)
-        self.engines = engines
+        self.engines = EngineSet.load(sources, build)  # one bad model leaves the others serving
         freeze_heap()
         log.info("engine host ready: %s", ", ".join(map(str, sorted(self.engines.engines))) or "no model yet")
 
