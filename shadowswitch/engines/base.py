@@ -26,10 +26,11 @@ class ScoredCandidate:
 class ChoiceTrace:
     """How a `Choice` was reached: diagnostics for the recorded decision, and what learning keeps.
 
-    `candidates` and `timings_ms` (candidates/scoring/arguments/total) go into the decision row.
-    Of a ranked request, learning (`shadowswitch.learning`) keeps the query's encoder vector
-    (float32 bytes) and encoder, the candidates' probabilities before any memory was mixed in
-    (`zero_shot`), and the served memory's version (0: none). A choice made by rule has no vector.
+        `candidates` and `timings_ms` (candidates/scoring/arguments/total) go into the decision row.
+        Of a ranked request, learning (`shadowswitch.learning`) keeps the query's encoder vector
+        (float32 bytes) and encoder, the candidates' probabilities before any memory was mixed in
+        (`zero_shot`), the served memory's version (0: none), and the values each text or number
+    parameter was offered (`values`: learning's value ranking). A choice made by rule has no vector.
     """
 
     candidates: list[ScoredCandidate] = field(default_factory=list)
@@ -38,6 +39,7 @@ class ChoiceTrace:
     encoder: str | None = None
     zero_shot: dict[str, float] | None = None
     memory_version: int = 0
+    values: dict[str, Any] = field(default_factory=dict, repr=False)  # param → `grounding.Read`
 
 
 @dataclass

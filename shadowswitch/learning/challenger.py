@@ -33,8 +33,7 @@ from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_s
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import floor_for, learned_rules
-from shadowswitch.learning.transforms import transform_names
+from shadowswitch.learning.memory import floor_for, learned_report, learned_rules
 from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
@@ -196,7 +195,7 @@ def learn(
         },
         evaluation=verdict,
         constants_from=len(train),
-        transforms=transform_names([(p.label, p.arguments) for p in train]),
+        **learned_report([(p.label, p.arguments) for p in train]),
         unreliable=_unreliable(train),
     )
     if not dry_run:
@@ -266,7 +265,7 @@ def _record(
     verdict: dict[str, Any],
     result: dict[str, Any],
 ) -> None:
-    kept = ("pairs", "served_version", "fitted", "evaluation", "transforms", "unreliable")
+    kept = ("pairs", "served_version", "fitted", "evaluation", "transforms", "rankings", "unreliable")
     figures = {k: result[k] for k in kept}
     figures["learned_from"] = len(train)
     if verdict["promote"]:

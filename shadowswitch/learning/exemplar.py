@@ -18,7 +18,7 @@ from typing import Any
 from shadowswitch.answers.messages import call_of, local_message, same_call
 from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.base import Choice
-from shadowswitch.engines.local.arguments.grounding import GROUNDED
+from shadowswitch.engines.local.arguments.grounding import GROUNDED, Read
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
 from shadowswitch.engines.local.conversation import value_origin
 from shadowswitch.learning.state import TurnState
@@ -130,8 +130,25 @@ def _arguments(
         read = _grounded(choice, name)
         if read is not None:
             entry["transforms"] = explaining(read[0], value, region_of)
+        found = _offered(choice.trace.values.get(name), read, value)
+        if found is not None:
+            entry["offered"] = found  # what a learned value ranking is fitted on (`values.py`)
         out[name] = entry
     return out
+
+
+def _offered(read: Read | None, filled: tuple[Any] | None, upstream: Any) -> dict[str, Any] | None:
+    """The features of the values the text offered the parameter, the index of the one the engine
+    filled (-1: it filled another, or none) and of the upstream's (-1: none); not the values."""
+    if read is None or len(read.values) < 2:
+        return None
+    keys = [normalise(v) for v in read.values]
+    picked = read.picked if filled is not None and 0 <= read.picked < len(keys) else -1
+    if picked >= 0 and keys[picked] != normalise(filled[0] if filled else None):
+        picked = -1  # the value was replaced after the text's reading (a look-up's result)
+    match = keys.index(normalise(upstream)) if normalise(upstream) in keys else -1
+    features = [{k: round(v, 4) for k, v in f.items() if v} for f in read.features]
+    return {"features": features, "picked": picked, "match": match}
 
 
 def _grounded(choice: Choice, name: str) -> tuple[Any] | None:

@@ -27,6 +27,7 @@ from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head, Request
 from shadowswitch.learning.origins import Unreliable, unreliable_origins, vetoed
 from shadowswitch.learning.transforms import Transform, explained, learned_transforms
+from shadowswitch.learning.values import Ranked, fit_rankings, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -200,7 +201,11 @@ def learned_rules(
 def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, Any]]:
     """tool → {param: learned value}: a constant, for values the upstream set in (nearly) every
     call of that tool and that were never in the conversation (the agent's constant, not something
-    the user said); else a `Transform` of the value read from the text (`learned_transforms`)."""
+    the user said); else a `Transform` of the value read from the text (`learned_transforms`); a
+    parameter whose text values a learned ranking re-orders (`values.py`) has a `Ranked`, its other
+    learned value (if any) inside, learned from the calls as that ranking fills them."""
+    rankings = fit_rankings(arguments)
+    arguments = [(tool, _reranked(args, rankings.get(tool, {}))) for tool, args in arguments]
     calls: dict[str, list[Mapping[str, Any]]] = {}
     for tool, args in arguments:
         calls.setdefault(tool, []).append(args or {})
@@ -218,17 +223,52 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
     for tool, transforms in learned_transforms(arguments).items():
         for param, transform in transforms.items():
             out.setdefault(tool, {}).setdefault(param, transform)
+    for tool, ranked in rankings.items():
+        for param, weights in ranked.items():
+            learned = out.setdefault(tool, {})
+            learned[param] = Ranked(tuple(sorted(weights.items())), learned.get(param))
     return out
 
 
+def learned_report(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """What a state learned from these calls rewrites (`transforms`: tool → param → rewrite) and
+    re-ranks (`rankings`: tool → param → feature weights), as `shadowswitch learn` reports it."""
+    learned = learned_constants(arguments)
+    transforms = {tool: named for tool, values in learned.items() if (named := transforms_of(values))}
+    rankings = {tool: weights for tool, values in learned.items() if (weights := rankings_of(values))}
+    return {"transforms": transforms, "rankings": rankings}
+
+
+def _reranked(
+    args: Mapping[str, Any] | None, rankings: Mapping[str, Mapping[str, float]]
+) -> Mapping[str, Any] | None:
+    if not args or not rankings:
+        return args
+    return {
+        k: reranked(v, rankings[k]) if k in rankings and isinstance(v, Mapping) else v
+        for k, v in args.items()
+    }
+
+
+def _unwrapped(value: Any) -> Any:
+    return value.then if isinstance(value, Ranked) else value
+
+
 def constant_values(learned: Mapping[str, Any]) -> dict[str, Any]:
-    """A tool's learned values that are constants (its transforms left out)."""
-    return {k: v for k, v in learned.items() if not isinstance(v, Transform)}
+    """A tool's learned values that are constants (its transforms and rankings left out)."""
+    values = {k: _unwrapped(v) for k, v in learned.items()}
+    return {k: v for k, v in values.items() if v is not None and not isinstance(v, Transform)}
 
 
 def transforms_of(learned: Mapping[str, Any]) -> dict[str, str]:
     """A tool's learned transforms: param → rewrite name."""
-    return {k: v.name for k, v in learned.items() if isinstance(v, Transform)}
+    values = {k: _unwrapped(v) for k, v in learned.items()}
+    return {k: v.name for k, v in values.items() if isinstance(v, Transform)}
+
+
+def rankings_of(learned: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """A tool's learned value rankings: param → feature weights (`values.py`)."""
+    return {k: v.table for k, v in learned.items() if isinstance(v, Ranked)}
 
 
 def usual_parameters(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, list[str]]:

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from shadowswitch.learning.values import Ranked, reranked
+
 NO_TOOL = "__no_tool__"
 SHARE = 0.95  # the same evidence bar as a learned constant
 MIN = 5
@@ -46,11 +48,6 @@ def learned_transforms(
     return out
 
 
-def transform_names(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, str]]:
-    """tool → {param: rewrite name}: what a state learned from these exemplars rewrites (reported)."""
-    return {t: {p: x.name for p, x in ps.items()} for t, ps in learned_transforms(arguments).items()}
-
-
 def select(explained: Sequence[Sequence[str]]) -> str | None:
     """The rewrite that explains at least SHARE of at least MIN exemplars (each a list of the
     rewrites that map its grounded value to the upstream's), unless the value as read already
@@ -73,8 +70,10 @@ def select(explained: Sequence[Sequence[str]]) -> str | None:
 def explained(entry: Mapping[str, Any], learned: Mapping[str, Any], param: str) -> bool:
     """Whether an exemplar's argument agrees once the state's learned values apply: one the engine
     read agrees as read, or, where a transform is learned, that transform maps it; one the engine
-    left out is a learned constant's value."""
+    left out is a learned constant's value; where a ranking is learned, as that ranking fills it."""
     value = learned.get(param)
+    if isinstance(value, Ranked):
+        entry, value = reranked(entry, value.table), value.then
     if entry.get("local"):
         if isinstance(value, Transform):
             return value.name in entry.get("transforms", [])

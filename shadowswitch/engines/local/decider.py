@@ -52,7 +52,7 @@ from shadowswitch.engines.local.runtime.prompts import arguments_fixed, argument
 from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.learning.head import Request
-from shadowswitch.learning.memory import Memory
+from shadowswitch.learning.memory import Memory, rankings_of
 from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
@@ -287,11 +287,12 @@ class Decider:
         # about 110-210 ms per parameter asked on 2 cores, so `embedding` stays the fast encoder-only path.
         rerank = partial(self.rerank, best, text) if policy.engine.scorer != "embedding" else None
         asked = with_usual(best.parameters, memory, best.id) if memory else best.parameters
-        filled = self.filler.fill(asked, text, partial(self._decode, best, text), rerank)
+        learned = memory.constants.get(best.id, {}) if memory else {}
+        decode = partial(self._decode, best, text)
+        filled = self.filler.fill(asked, text, decode, rerank, rankings_of(learned))
         filled.sources = at_message(filled.sources, message)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), self.filler.fill)
         if memory is not None:
-            learned = memory.constants.get(best.id, {})
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments
         reason = filled.abstain_reason  # a required value the conversation does not give
@@ -302,7 +303,9 @@ class Decider:
         elif reason is None and (best.id, canonical_arguments(args)) in request.previous_calls:
             reason = "repeated_call: same tool and arguments as before"
         sources = at_message(filled.sources, message)  # learned transforms keep their span's message
-        return Choice("tool", best.id, arguments=args, sources=sources, abstain_reason=reason)
+        choice = Choice("tool", best.id, arguments=args, sources=sources, abstain_reason=reason)
+        choice.trace.values = filled.read
+        return choice
 
     def _presence(self, parameters: dict[str, Any], text: str) -> Coverage:
         return present(self.filler.coverage(parameters, text))

@@ -20,7 +20,7 @@ required parameter nothing grounds is reported missing, and the engine abstains 
   object whose values would all be defaults.
 - A value invalid against its own schema is dropped (a required one is then missing).
 
-About 330 lines, a fifth of them this list: the search for the best assignment stays in one
+About 390 lines, a fifth of them this list: the search for the best assignment stays in one
 class; what a single span offers a parameter is in `values`.
 """
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,10 +39,12 @@ from shadowswitch.engines.local.arguments.features import (
     group,
     linear,
     names_param,
+    shape,
 )
 from shadowswitch.engines.local.arguments.glossary import foreign_flag
 from shadowswitch.engines.local.arguments.grounding import (
     Filled,
+    Read,
     Value,
     from_decoder,
     from_text,
@@ -73,6 +75,7 @@ log = logging.getLogger(__name__)
 
 Decode = Callable[[dict[str, Any], str, dict[str, Any]], Any]  # schema, param, filled → value
 Rerank = Callable[[str, list[Any]], list[float]]  # param, values → the LM's log-prob of each
+Ranking = Mapping[str, Mapping[str, float]]  # param → a learned ranking's feature weights
 
 
 @dataclass
@@ -96,20 +99,24 @@ class ArgumentFiller:
         text: str,
         decode: Decode | None = None,
         rerank: Rerank | None = None,
+        ranking: Ranking | None = None,
     ) -> Filled:
         """Arguments for `parameters` taken from `text`, each with its provenance, and the
         required parameters nothing grounds.
 
         `decode` writes a value with the language model under the parameter's schema, for
         structured values no written list provides. `rerank` asks the language model about a
-        required text value the features leave close (`_reranked`).
+        required text value the features leave close (`_reranked`). `ranking`: a learned state's
+        feature weights per parameter (`learning/values.py`), added to its values' scores.
         """
         params = params_of(parameters)
         index = TextIndex.of(text)
         spans = extract(text, self.knowledge)
-        found = self._scalars([p for p in params if p.kind in SCALARS], spans, index, rerank)
-        lists = list_spans(text)
         filled = Filled()
+        found = self._scalars(
+            [p for p in params if p.kind in SCALARS], spans, index, rerank, ranking, filled.read
+        )
+        lists = list_spans(text)
         for p in params:
             if p.kind == "object" and p.schema.get("properties"):
                 self._object(p, text, decode, filled)
@@ -180,15 +187,29 @@ class ArgumentFiller:
         ]
 
     def _scalars(
-        self, params: list[Param], spans: list[Span], index: TextIndex, rerank: Rerank | None = None
+        self,
+        params: list[Param],
+        spans: list[Span],
+        index: TextIndex,
+        rerank: Rerank | None = None,
+        ranking: Ranking | None = None,
+        read: dict[str, Read] | None = None,
     ) -> dict[str, Value]:
-        """String and number values, each with the span of text it was read from."""
-        pairs = [x for x in self._pairs(params, spans, index) if self._convincing(x)]
+        """String and number values, each with the span of text it was read from; what each
+        parameter was offered goes into `read`."""
+        pairs = self._pairs(params, spans, index)
         if rerank is not None and self.cal.value_lm_weight > 0:
-            pairs = self._reranked(params, pairs, rerank)
+            pairs = self._reranked(params, [x for x in pairs if self._convincing(x)], rerank)
+        base = {id(x): x.score for x in pairs}
+        if ranking:
+            pairs = reordered(pairs, ranking)
+            base = {id(x): score for x, score in zip(pairs, base.values(), strict=True)}
+        pairs = [x for x in pairs if self._convincing(x)]
         chosen = self._joint(params, pairs)
         if chosen is None:
             chosen = self._greedy(pairs)
+        if read is not None:
+            read.update(_offered(pairs, chosen, base))
         return {
             name: (pair.value, from_text(index.text, pair.span.start, pair.span.end))
             for name, pair in chosen.items()
@@ -309,10 +330,51 @@ JOINT_OPTIONS = 4
 JOINT_LIMIT = 4096  # assignments searched at most (3,125 took 2 ms); above, best pair first
 UNFILLED = 100.0  # a required parameter left empty makes the engine abstain: any real value beats none
 
+SHAPE_MAX = 12  # characters of a value's shape a learned ranking weighs; a longer one is "long"
 SHORTLIST = 8  # values per parameter scored with the encoder (8 against 4: dev formal +1.3 points, chat -0.2)
 
 
 RERANK_VALUES = 4  # a parameter's best distinct values the language model compares
+
+
+def reordered(pairs: list[Pair], ranking: Ranking) -> list[Pair]:
+    """The pairs in a learned ranking's order: its weights on each pair's features and score
+    (`base`) are added, then a parameter's scores are shifted so that its first value keeps the
+    best score the filler gave: the ranking re-orders a parameter's values, it does not make a
+    value more or less convincing than the filler found the best one."""
+    scores = [x.score + _ranked(x, ranking) for x in pairs]
+    best: dict[str, float] = {}
+    top: dict[str, float] = {}
+    for x, score in zip(pairs, scores, strict=True):
+        best[x.param.name] = max(best.get(x.param.name, -math.inf), x.score)
+        top[x.param.name] = max(top.get(x.param.name, -math.inf), score)
+    return [
+        replace(x, score=score - top[x.param.name] + best[x.param.name])
+        for x, score in zip(pairs, scores, strict=True)
+    ]
+
+
+def _ranked(pair: Pair, ranking: Ranking) -> float:
+    weights = ranking.get(pair.param.name) or {}
+    return sum(weights.get(k, 0.0) * v for k, v in ranked_features(pair, pair.score).items())
+
+
+def ranked_features(pair: Pair, base: float) -> dict[str, float]:
+    """What a learned ranking weighs: the filler's features, its score (`base`) and the value's
+    shape as written ("LT-0042": `shape:A-9`; a longer one, `shape:long`), not what it says."""
+    written = shape(pair.span.text)
+    return {**pair.features, "base": base, f"shape:{written if len(written) <= SHAPE_MAX else 'long'}": 1.0}
+
+
+def _offered(pairs: list[Pair], chosen: dict[str, Pair], base: dict[int, float]) -> dict[str, Read]:
+    """Per parameter, its values as scored before any learned ranking, and the one chosen."""
+    out: dict[str, Read] = {}
+    for name in dict.fromkeys(x.param.name for x in pairs):
+        mine = [x for x in pairs if x.param.name == name]
+        picked = next((i for i, x in enumerate(mine) if x is chosen.get(name)), -1)
+        feats = tuple(ranked_features(x, base[id(x)]) for x in mine)
+        out[name] = Read(tuple(x.value for x in mine), feats, picked)
+    return out
 
 
 def close_values(pairs: list[Pair], name: str, margin: float) -> list[Any]:

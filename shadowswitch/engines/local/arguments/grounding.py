@@ -36,6 +36,17 @@ MISSING_PREFIX = "missing_value:"
 GROUNDED = ("text", "decoded", "enum_choice")  # the sources read from the conversation
 
 
+@dataclass(frozen=True)
+class Read:
+    """A parameter's scored values in the text it was filled from: what a learned value ranking
+    (`learning/values.py`) is fitted on. Never stored: an exemplar keeps the features and which
+    value was picked and which was the upstream's, not the values."""
+
+    values: tuple[Any, ...]
+    features: tuple[dict[str, float], ...]  # each with `base`: its score before a learned ranking
+    picked: int  # the index of the value filled, -1 for none
+
+
 @dataclass
 class Filled:
     """Arguments with their provenance, and the required ones nothing grounded (in order)."""
@@ -43,6 +54,7 @@ class Filled:
     arguments: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, Source] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    read: dict[str, Read] = field(default_factory=dict)  # text and number parameters' scored values
 
     def put(self, name: str, value: Value) -> None:
         self.arguments[name], self.sources[name] = value

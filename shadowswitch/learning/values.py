@@ -1,0 +1,153 @@
+"""Learned value rankings: which of the values the text offers a parameter the upstream takes.
+
+The filler scores every value the text offers a text or number parameter with features and
+weights fitted once on development data (`arguments/features.py`) and fills the best. An agent's
+upstream has its own habits: the help desk's note is the clause after "Note on the ticket
+please:", not the whole sentence; its account is the login the user typed, not the name beside
+it. Each exemplar keeps, per argument of the upstream's call, the features of the values the text
+offered the engine (`base`: the filler's score), which one the engine filled (`picked`) and which
+one is the upstream's (`match`, -1 when none is) — never the values.
+
+Per tool and parameter, a conditional logit over the offered values, with the filler's score as
+its offset (with few pairs it *is* the filler's ranking), learns weights on the features: the
+ranking (L2-regularised, fitted by L-BFGS). It is kept only when, each exemplar ranked by weights
+fitted without its fold, it picks the upstream's value at least `GAIN` times more often than the
+engine did. It adds no value: it re-orders those the text offers, which keep their provenance,
+and a parameter with no value in the text is still missing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+NO_TOOL = "__no_tool__"
+MIN = 5  # exemplars whose upstream value was offered, before a parameter's ranking is fitted
+GAIN = 2  # more upstream values picked, cross-validated, than the engine picked
+LAMBDA = 1.0  # L2 strength on the weights: toward the filler's own ranking
+FOLDS = 5
+NEWEST = 200  # exemplars per parameter a ranking is fitted on, the newest
+
+Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A parameter's learned value that re-orders the text's values; `then` is its other learned
+    value (a transform of the value picked), or None."""
+
+    weights: tuple[tuple[str, float], ...]
+    then: Any = None
+
+    @property
+    def table(self) -> Weights:
+        return dict(self.weights)
+
+
+def offered(entry: Mapping[str, Any]) -> tuple[list[dict[str, float]], int, int] | None:
+    """An exemplar argument's offered values' features, the engine's pick and the upstream's
+    (`exemplar._arguments`), or None when it has none."""
+    found = entry.get("offered")
+    if not isinstance(found, Mapping) or not isinstance(found.get("features"), list):
+        return None
+    return list(found["features"]), int(found.get("picked", -1)), int(found.get("match", -1))
+
+
+def pick(features: Sequence[Mapping[str, float]], weights: Mapping[str, float]) -> int:
+    """The offered value the filler's score plus the ranking's weights puts first."""
+    scores = [f.get("base", 0.0) + sum(weights.get(k, 0.0) * v for k, v in f.items()) for f in features]
+    return int(np.argmax(scores))
+
+
+def ranked_pick(features: Sequence[Mapping[str, float]], picked: int, weights: Mapping[str, float]) -> int:
+    """What the engine fills once the ranking applies: its own pick where the ranking puts the
+    same value first as the filler's score alone (the filler's choice also weighs the other
+    parameters' values), else the ranking's first."""
+    chosen = pick(features, weights)
+    return picked if chosen == pick(features, {}) else chosen
+
+
+def reranked(entry: Mapping[str, Any], weights: Mapping[str, float]) -> Mapping[str, Any]:
+    """The exemplar's argument as the ranking would have filled it: unchanged where it picks what
+    the engine picked; else it agrees when it picks the upstream's value (as read: no transform)."""
+    found = offered(entry)
+    if found is None or found[1] < 0:
+        return entry
+    features, picked, match = found
+    chosen = ranked_pick(features, picked, weights)
+    if chosen == picked:
+        return entry
+    out = {**entry, "local": True, "transforms": ["identity"] if chosen == match else []}
+    if "agrees" in entry:
+        out["agrees"] = chosen == match
+    return out
+
+
+def fit_rankings(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, Weights]]:
+    """tool → {param: weights} for the parameters whose ranking picks the upstream's value more
+    often than the engine did, cross-validated."""
+    seen: dict[tuple[str, str], list[tuple[list[dict[str, float]], int, int]]] = {}
+    for tool, args in arguments:
+        if tool == NO_TOOL:
+            continue
+        for param, entry in (args or {}).items():
+            found = offered(entry) if isinstance(entry, Mapping) else None
+            if found is not None and found[2] >= 0 and len(found[0]) >= 2:
+                seen.setdefault((tool, param), []).append(found)
+    out: dict[str, dict[str, Weights]] = {}
+    for (tool, param), examples in sorted(seen.items()):
+        examples = examples[-NEWEST:]
+        if len(examples) < MIN or all(p == m for _, p, m in examples):
+            continue  # too few, or the engine already picks the upstream's value every time
+        if _cross_gain(examples) >= GAIN:
+            out.setdefault(tool, {})[param] = fit(examples)
+    return out
+
+
+def _cross_gain(examples: Sequence[tuple[list[dict[str, float]], int, int]]) -> int:
+    """Upstream values picked by rankings fitted without each exemplar's fold, less those the
+    engine picked."""
+    gain = 0
+    bounds = np.linspace(0, len(examples), min(FOLDS, len(examples)) + 1).astype(int)
+    for start, end in itertools.pairwise(bounds.tolist()):
+        weights = fit([*examples[:start], *examples[end:]])
+        for features, picked, match in examples[start:end]:
+            if picked >= 0:
+                gain += int(ranked_pick(features, picked, weights) == match) - int(picked == match)
+        time.sleep(0)  # offer the GIL to the request path between fits
+    return gain
+
+
+def fit(examples: Sequence[tuple[list[dict[str, float]], int, int]]) -> Weights:
+    """Weights maximising the L2-regularised conditional likelihood of the upstream's values."""
+    names = sorted({k for features, _, _ in examples for f in features for k in f})
+    if not names:
+        return {}
+    col = {k: j for j, k in enumerate(names)}
+    groups = []
+    for features, _, match in examples:
+        X = np.zeros((len(features), len(names)))
+        for i, f in enumerate(features):
+            for k, v in f.items():
+                X[i, col[k]] = v
+        base = np.array([f.get("base", 0.0) for f in features])
+        groups.append((X, base, match))
+
+    def loss(w: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
+        total, grad = LAMBDA * float(w @ w), 2 * LAMBDA * w
+        for X, base, match in groups:
+            s = base + X @ w
+            s = s - s.max()
+            p = np.exp(s) / np.exp(s).sum()
+            total -= float(s[match] - np.log(np.exp(s).sum()))
+            grad = grad - (X[match] - p @ X)
+        return total, grad
+
+    result = minimize(loss, np.zeros(len(names)), jac=True, method="L-BFGS-B")
+    return {k: round(float(v), 4) for k, v in zip(names, result.x, strict=True) if abs(v) > 1e-4}

@@ -1,0 +1,79 @@
+"""Learned value rankings (`learning/values.py`): pure logic, on exemplar arguments as
+`exemplar._arguments` writes them (the offered values' features, the engine's pick, the
+upstream's), never on values."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from shadowswitch.engines.local.arguments.grounding import Read
+from shadowswitch.learning.exemplar import _offered
+from shadowswitch.learning.memory import constant_values, learned_constants, rankings_of, transforms_of
+from shadowswitch.learning.transforms import Transform, explained
+from shadowswitch.learning.values import Ranked, fit_rankings, reranked
+
+TOOL, PARAM = "lookup_employee", "name"
+
+
+def argument(picked: int, match: int, transforms: list[str] | None = None) -> dict[str, Any]:
+    """A full name (the filler's favourite) and a surname offered; the engine picked one, the
+    upstream wrote `match` (-1: neither)."""
+    full = {"kind:str:name": 1.0, "words:str": round(math.log1p(2), 4), "similarity": 0.16, "base": 2.35}
+    surname = {"kind:str:name": 1.0, "words:str": round(math.log1p(1), 4), "similarity": 0.15, "base": 2.30}
+    entry: dict[str, Any] = {"type": "str", "in_text": True, "local": True, "agrees": picked == match}
+    entry["offered"] = {"features": [full, surname], "picked": picked, "match": match}
+    entry["transforms"] = transforms if transforms is not None else (["identity"] if picked == match else [])
+    return entry
+
+
+def calls(entries: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    return [(TOOL, {PARAM: e}) for e in entries]
+
+
+def test_a_consistent_preference_is_learned_and_re_ranks_the_engines_pick() -> None:
+    # the engine fills the full name 8 times in 10; the upstream writes the surname every time
+    entries = [argument(0, 1)] * 8 + [argument(1, 1)] * 2
+    rankings = fit_rankings(calls(entries))
+    weights = rankings[TOOL][PARAM]
+    assert weights["words:str"] < 0, weights  # fewer words: the surname
+    fixed = reranked(argument(0, 1), weights)
+    assert fixed["agrees"] is True and fixed["transforms"] == ["identity"], fixed
+    assert reranked(argument(1, 1), weights)["agrees"] is True  # already right: unchanged
+
+
+def test_noise_too_few_pairs_or_values_never_offered_learn_nothing() -> None:
+    alternating = [argument(0, i % 2) for i in range(12)]  # the upstream takes either, half and half
+    assert fit_rankings(calls(alternating)) == {}
+    assert fit_rankings(calls([argument(0, 1)] * 4)) == {}  # below the evidence bar
+    assert fit_rankings(calls([argument(0, -1)] * 12)) == {}  # the upstream's value was never offered
+    assert fit_rankings(calls([argument(1, 1)] * 12)) == {}  # the engine already picks it
+
+
+def test_a_ranking_is_a_learned_value_with_a_transform_inside() -> None:
+    # the upstream writes the surname upper-cased: the ranking picks it, then `upper` rewrites it
+    entries = [argument(0, 1, transforms=[])] * 8 + [argument(1, 1, transforms=["upper"])] * 2
+    for entry in entries[:8]:
+        entry["agrees"] = False
+    learned = learned_constants(calls(entries))[TOOL]
+    assert isinstance(learned[PARAM], Ranked), learned
+    assert rankings_of(learned).keys() == {PARAM}
+    assert constant_values(learned) == {} and transforms_of(learned) == {}  # "identity" after re-ranking
+    plain = {PARAM: Ranked((("words:str", -5.0),), Transform("upper"))}
+    assert transforms_of(plain) == {PARAM: "upper"} and constant_values(plain) == {}
+    # judged as the ranking fills it: the surname, as read, agrees only where no transform is needed
+    assert explained(argument(0, 1), {PARAM: Ranked((("words:str", -5.0),))}, PARAM)
+    assert not explained(argument(0, 1), {}, PARAM)
+
+
+def test_an_exemplar_keeps_the_offered_values_features_never_the_values() -> None:
+    read = Read(
+        ("Omar Haddad", "Haddad"), ({"base": 2.4, "words:str": 1.0986}, {"base": 2.3, "words:str": 0.0}), 0
+    )
+    found = _offered(read, ("Omar Haddad",), "Haddad")
+    assert found == {"features": [{"base": 2.4, "words:str": 1.0986}, {"base": 2.3}], "picked": 0, "match": 1}
+    assert "Haddad" not in json.dumps(found)
+    assert _offered(read, ("Omar",), "Haddad")["picked"] == -1  # the value filled came from elsewhere
+    assert _offered(read, None, "Nobody")["match"] == -1
+    assert _offered(Read(("Haddad",), ({"base": 1.0},), 0), ("Haddad",), "Haddad") is None  # nothing to rank
