@@ -197,19 +197,20 @@ class ArgumentFiller:
     ) -> dict[str, Value]:
         """String and number values, each with the span of text it was read from; what each
         parameter was offered goes into `read`."""
-        pairs = self._pairs(params, spans, index)
+        scored = self._pairs(params, spans, index)
         if rerank is not None and self.cal.value_lm_weight > 0:
-            pairs = self._reranked(params, [x for x in pairs if self._convincing(x)], rerank)
-        base = {id(x): x.score for x in pairs}
-        if ranking:
-            pairs = reordered(pairs, ranking)
-            base = {id(x): score for x, score in zip(pairs, base.values(), strict=True)}
-        pairs = [x for x in pairs if self._convincing(x)]
+            convincing = [x for x in scored if self._convincing(x)]
+            scored = self._reranked(params, convincing, rerank) + [x for x in scored if x not in convincing]
+        base = {id(x): x.score for x in scored}
+        if ranking:  # a learned ranking may put first a value the filler found below its cutoff
+            scored = reordered(scored, ranking)
+            base = {id(x): score for x, score in zip(scored, base.values(), strict=True)}
+        pairs = [x for x in scored if self._convincing(x)]
         chosen = self._joint(params, pairs)
         if chosen is None:
             chosen = self._greedy(pairs)
         if read is not None:
-            read.update(_offered(pairs, chosen, base))
+            read.update(_offered(scored, chosen, base))
         return {
             name: (pair.value, from_text(index.text, pair.span.start, pair.span.end))
             for name, pair in chosen.items()
