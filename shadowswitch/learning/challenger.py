@@ -44,7 +44,7 @@ MIN_HOLDOUT = 20
 HOLDOUT_SHARE = 0.25
 RECENT = 200  # pairs the status figures are computed on
 MAX_HOLDOUT = 500  # held-out pairs judged at most (the newest)
-ENOUGH = 400  # held-out pairs judged at least, when there are that many (cross-fitting)
+ENOUGH = 1000  # held-out pairs judged at least, when there are that many (cross-fitting)
 MAX_FIT = 2000  # pairs the weight and threshold are fitted on at most (leave-one-out is n²)
 Progress = Callable[[str, float], None]  # step, share done
 
