@@ -21,6 +21,7 @@ from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
+from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
 from shadowswitch.engines.local.choice.reference import ReferenceTools
@@ -289,9 +290,11 @@ class Decider:
         asked = with_usual(best.parameters, memory, best.id) if memory else best.parameters
         learned = memory.constants.get(best.id, {}) if memory else {}
         decode = partial(self._decode, best, text)
-        filled = self.filler.fill(asked, text, decode, rerank, rankings_of(learned))
+        today = stated_today(request)  # the day "tomorrow" is read from: the prompt's, or the clock's
+        filled = self.filler.fill(asked, text, decode, rerank, rankings_of(learned), today)
         filled.sources = at_message(filled.sources, message)
-        read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), self.filler.fill)
+        fill_text = partial(self.filler.fill, today=today)
+        read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
         if memory is not None:
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments

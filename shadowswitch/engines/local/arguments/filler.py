@@ -54,6 +54,7 @@ from shadowswitch.engines.local.arguments.grounding import (
 from shadowswitch.engines.local.arguments.lists import list_spans
 from shadowswitch.engines.local.arguments.options import Similarity, enum_value, flag_value
 from shadowswitch.engines.local.arguments.params import Param, params_of
+from shadowswitch.engines.local.arguments.today import CLOCK, Today, fixed_dates, other_day
 from shadowswitch.engines.local.arguments.values import (
     compared_text,
     convert,
@@ -100,6 +101,7 @@ class ArgumentFiller:
         decode: Decode | None = None,
         rerank: Rerank | None = None,
         ranking: Ranking | None = None,
+        today: Today = CLOCK,
     ) -> Filled:
         """Arguments for `parameters` taken from `text`, each with its provenance, and the
         required parameters nothing grounds.
@@ -108,10 +110,13 @@ class ArgumentFiller:
         structured values no written list provides. `rerank` asks the language model about a
         required text value the features leave close (`_reranked`). `ranking`: a learned state's
         feature weights per parameter (`learning/values.py`), added to its values' scores.
+        `today`: the day relative dates are read from (`today.py`).
         """
         params = params_of(parameters)
         index = TextIndex.of(text)
-        spans = extract(text, self.knowledge)
+        spans = extract(text, self.knowledge, today.day)
+        if today.unsure:  # which day "tomorrow" is from is not known: only dates written out
+            spans = fixed_dates(spans, extract(text, self.knowledge, other_day(today)))
         filled = Filled()
         found = self._scalars(
             [p for p in params if p.kind in SCALARS], spans, index, rerank, ranking, filled.read
