@@ -3,7 +3,7 @@ upstream's value more often on its later ones?
 
 For every step of development traffic where the upstream called a tool, the engine fills the
 upstream's tool in process (as learning's `fill_tool` does) and each argument is described as an
-exemplar describes it (`exemplar._offered`: the offered values' features, the engine's pick, the
+exemplar describes it (`exemplar.offered_entry`: the offered values' features, the engine's pick, the
 upstream's). The newest `--test` share of each traffic's steps is judged; the first 50, 100, 200,
 400... of the others, in order, fit the rankings (`learning/values.fit_rankings`). Judged argument
 by argument, among the arguments whose value the engine read from the last user turn's offered
@@ -27,7 +27,7 @@ from typing import Any
 
 from research.arguments_eval import BATCH, Item, bfcl, helpdesk, policy_for, travel
 from shadowswitch.engines.local.arguments.grounding import GROUNDED
-from shadowswitch.learning.exemplar import _offered
+from shadowswitch.learning.exemplar import offered_entry
 from shadowswitch.learning.values import fit_rankings, ranked_pick
 from shadowswitch.request import ChatView
 
@@ -52,7 +52,8 @@ def described(items: list[Item], engine: Any) -> list[tuple[str, dict[str, Any]]
             for param, value in item.arguments.items():
                 source = (choice.sources or {}).get(param) or {}
                 read = (choice.arguments or {})[param] if source.get("source") in GROUNDED else None
-                found = _offered(choice.trace.values.get(param), None if read is None else (read,), value)
+                filled = None if read is None else (read,)
+                found = offered_entry(choice.trace.values.get(param), filled, value)
                 if found is not None:
                     args[param] = {"offered": found}
             out.append((item.tool, args))

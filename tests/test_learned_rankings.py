@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from shadowswitch.engines.local.arguments.grounding import Read
-from shadowswitch.learning.exemplar import _offered
+from shadowswitch.learning.exemplar import offered_entry
 from shadowswitch.learning.memory import constant_values, learned_constants, rankings_of, transforms_of
 from shadowswitch.learning.transforms import Transform, explained
 from shadowswitch.learning.values import Ranked, fit_rankings, reranked
@@ -71,9 +71,10 @@ def test_an_exemplar_keeps_the_offered_values_features_never_the_values() -> Non
     read = Read(
         ("Omar Haddad", "Haddad"), ({"base": 2.4, "words:str": 1.0986}, {"base": 2.3, "words:str": 0.0}), 0
     )
-    found = _offered(read, ("Omar Haddad",), "Haddad")
+    found = offered_entry(read, ("Omar Haddad",), "Haddad")
     assert found == {"features": [{"base": 2.4, "words:str": 1.0986}, {"base": 2.3}], "picked": 0, "match": 1}
     assert "Haddad" not in json.dumps(found)
-    assert _offered(read, ("Omar",), "Haddad")["picked"] == -1  # the value filled came from elsewhere
-    assert _offered(read, None, "Nobody")["match"] == -1
-    assert _offered(Read(("Haddad",), ({"base": 1.0},), 0), ("Haddad",), "Haddad") is None  # nothing to rank
+    assert offered_entry(read, ("Omar",), "Haddad")["picked"] == -1  # the value filled came from elsewhere
+    assert offered_entry(read, None, "Nobody")["match"] == -1
+    alone = Read(("Haddad",), ({"base": 1.0},), 0)
+    assert offered_entry(alone, ("Haddad",), "Haddad") is None  # one value: nothing to rank

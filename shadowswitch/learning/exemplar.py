@@ -130,14 +130,14 @@ def _arguments(
         read = _grounded(choice, name)
         if read is not None:
             entry["transforms"] = explaining(read[0], value, region_of)
-        found = _offered(choice.trace.values.get(name), read, value)
+        found = offered_entry(choice.trace.values.get(name), read, value)
         if found is not None:
             entry["offered"] = found  # what a learned value ranking is fitted on (`values.py`)
         out[name] = entry
     return out
 
 
-def _offered(read: Read | None, filled: tuple[Any] | None, upstream: Any) -> dict[str, Any] | None:
+def offered_entry(read: Read | None, filled: tuple[Any] | None, upstream: Any) -> dict[str, Any] | None:
     """The features of the values the text offered the parameter, the index of the one the engine
     filled (-1: it filled another, or none) and of the upstream's (-1: none); not the values."""
     if read is None or len(read.values) < 2:

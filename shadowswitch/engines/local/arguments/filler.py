@@ -20,7 +20,7 @@ required parameter nothing grounds is reported missing, and the engine abstains 
   object whose values would all be defaults.
 - A value invalid against its own schema is dropped (a required one is then missing).
 
-About 390 lines, a fifth of them this list: the search for the best assignment stays in one
+About 350 lines, a fifth of them this list: the search for the best assignment stays in one
 class; what a single span offers a parameter is in `values`.
 """
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,7 +39,6 @@ from shadowswitch.engines.local.arguments.features import (
     group,
     linear,
     names_param,
-    shape,
 )
 from shadowswitch.engines.local.arguments.glossary import foreign_flag
 from shadowswitch.engines.local.arguments.grounding import (
@@ -54,6 +53,7 @@ from shadowswitch.engines.local.arguments.grounding import (
 from shadowswitch.engines.local.arguments.lists import list_spans
 from shadowswitch.engines.local.arguments.options import Similarity, enum_value, flag_value
 from shadowswitch.engines.local.arguments.params import Param, params_of
+from shadowswitch.engines.local.arguments.ranking import Ranking, offered_values, reordered
 from shadowswitch.engines.local.arguments.today import CLOCK, Today, fixed_dates, other_day
 from shadowswitch.engines.local.arguments.values import (
     compared_text,
@@ -76,7 +76,6 @@ log = logging.getLogger(__name__)
 
 Decode = Callable[[dict[str, Any], str, dict[str, Any]], Any]  # schema, param, filled → value
 Rerank = Callable[[str, list[Any]], list[float]]  # param, values → the LM's log-prob of each
-Ranking = Mapping[str, Mapping[str, float]]  # param → a learned ranking's feature weights
 
 
 @dataclass
@@ -215,7 +214,7 @@ class ArgumentFiller:
         if chosen is None:
             chosen = self._greedy(pairs)
         if read is not None:
-            read.update(_offered(scored, chosen, base))
+            read.update(offered_values(scored, chosen, base))
         return {
             name: (pair.value, from_text(index.text, pair.span.start, pair.span.end))
             for name, pair in chosen.items()
@@ -336,51 +335,10 @@ JOINT_OPTIONS = 4
 JOINT_LIMIT = 4096  # assignments searched at most (3,125 took 2 ms); above, best pair first
 UNFILLED = 100.0  # a required parameter left empty makes the engine abstain: any real value beats none
 
-SHAPE_MAX = 12  # characters of a value's shape a learned ranking weighs; a longer one is "long"
 SHORTLIST = 8  # values per parameter scored with the encoder (8 against 4: dev formal +1.3 points, chat -0.2)
 
 
 RERANK_VALUES = 4  # a parameter's best distinct values the language model compares
-
-
-def reordered(pairs: list[Pair], ranking: Ranking) -> list[Pair]:
-    """The pairs in a learned ranking's order: its weights on each pair's features and score
-    (`base`) are added, then a parameter's scores are shifted so that its first value keeps the
-    best score the filler gave: the ranking re-orders a parameter's values, it does not make a
-    value more or less convincing than the filler found the best one."""
-    scores = [x.score + _ranked(x, ranking) for x in pairs]
-    best: dict[str, float] = {}
-    top: dict[str, float] = {}
-    for x, score in zip(pairs, scores, strict=True):
-        best[x.param.name] = max(best.get(x.param.name, -math.inf), x.score)
-        top[x.param.name] = max(top.get(x.param.name, -math.inf), score)
-    return [
-        replace(x, score=score - top[x.param.name] + best[x.param.name])
-        for x, score in zip(pairs, scores, strict=True)
-    ]
-
-
-def _ranked(pair: Pair, ranking: Ranking) -> float:
-    weights = ranking.get(pair.param.name) or {}
-    return sum(weights.get(k, 0.0) * v for k, v in ranked_features(pair, pair.score).items())
-
-
-def ranked_features(pair: Pair, base: float) -> dict[str, float]:
-    """What a learned ranking weighs: the filler's features, its score (`base`) and the value's
-    shape as written ("LT-0042": `shape:A-9`; a longer one, `shape:long`), not what it says."""
-    written = shape(pair.span.text)
-    return {**pair.features, "base": base, f"shape:{written if len(written) <= SHAPE_MAX else 'long'}": 1.0}
-
-
-def _offered(pairs: list[Pair], chosen: dict[str, Pair], base: dict[int, float]) -> dict[str, Read]:
-    """Per parameter, its values as scored before any learned ranking, and the one chosen."""
-    out: dict[str, Read] = {}
-    for name in dict.fromkeys(x.param.name for x in pairs):
-        mine = [x for x in pairs if x.param.name == name]
-        picked = next((i for i, x in enumerate(mine) if x is chosen.get(name)), -1)
-        feats = tuple(ranked_features(x, base[id(x)]) for x in mine)
-        out[name] = Read(tuple(x.value for x in mine), feats, picked)
-    return out
 
 
 def close_values(pairs: list[Pair], name: str, margin: float) -> list[Any]:

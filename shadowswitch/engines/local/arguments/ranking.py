@@ -1,0 +1,63 @@
+"""A learned value ranking applied to the filler's scored values (`learning/values.py` fits it).
+
+The filler scores each value the text offers a parameter (`filler.Pair`). A served state's ranking
+adds its weights on those features, on the score itself (`base`) and on the value's shape as
+written; the filler then fills in that order. What each parameter was offered is recorded
+(`grounding.Read`) for the exemplar: the features, never the values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from shadowswitch.engines.local.arguments.features import shape
+from shadowswitch.engines.local.arguments.grounding import Read
+
+if TYPE_CHECKING:
+    from shadowswitch.engines.local.arguments.filler import Pair
+
+Ranking = Mapping[str, Mapping[str, float]]  # param → a learned ranking's feature weights
+SHAPE_MAX = 12  # characters of a value's shape a learned ranking weighs; a longer one is "long"
+
+
+def reordered(pairs: list[Pair], ranking: Ranking) -> list[Pair]:
+    """The pairs in a learned ranking's order: its weights on each pair's features and score
+    (`base`) are added, then a parameter's scores are shifted so that its first value keeps the
+    best score the filler gave: the ranking re-orders a parameter's values, it does not make a
+    value more or less convincing than the filler found the best one."""
+    scores = [x.score + _ranked(x, ranking) for x in pairs]
+    best: dict[str, float] = {}
+    top: dict[str, float] = {}
+    for x, score in zip(pairs, scores, strict=True):
+        best[x.param.name] = max(best.get(x.param.name, -math.inf), x.score)
+        top[x.param.name] = max(top.get(x.param.name, -math.inf), score)
+    return [
+        replace(x, score=score - top[x.param.name] + best[x.param.name])
+        for x, score in zip(pairs, scores, strict=True)
+    ]
+
+
+def _ranked(pair: Pair, ranking: Ranking) -> float:
+    weights = ranking.get(pair.param.name) or {}
+    return sum(weights.get(k, 0.0) * v for k, v in ranked_features(pair, pair.score).items())
+
+
+def ranked_features(pair: Pair, base: float) -> dict[str, float]:
+    """What a learned ranking weighs: the filler's features, its score (`base`) and the value's
+    shape as written ("LT-0042": `shape:A-9`; a longer one, `shape:long`), not what it says."""
+    written = shape(pair.span.text)
+    return {**pair.features, "base": base, f"shape:{written if len(written) <= SHAPE_MAX else 'long'}": 1.0}
+
+
+def offered_values(pairs: list[Pair], chosen: dict[str, Pair], base: dict[int, float]) -> dict[str, Read]:
+    """Per parameter, its values as scored before any learned ranking, and the one chosen."""
+    out: dict[str, Read] = {}
+    for name in dict.fromkeys(x.param.name for x in pairs):
+        mine = [x for x in pairs if x.param.name == name]
+        picked = next((i for i, x in enumerate(mine) if x is chosen.get(name)), -1)
+        feats = tuple(ranked_features(x, base[id(x)]) for x in mine)
+        out[name] = Read(tuple(x.value for x in mine), feats, picked)
+    return out
