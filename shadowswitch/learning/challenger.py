@@ -196,7 +196,6 @@ def learn(
         evaluation=verdict,
         constants_from=len(train),
         **learned_report([(p.label, p.arguments) for p in train]),
-        unreliable=_unreliable(train),
     )
     if not dry_run:
         step("recording", 0.9)
@@ -206,12 +205,6 @@ def learn(
 
 
 Judged = tuple[list[Outcome], list[bool]]
-
-
-def _unreliable(pairs: Sequence[Pair]) -> dict[str, dict[str, list[str]]]:
-    """tool → param → the value origins a state learned from these pairs abstains on (reported)."""
-    found = learned_rules([(p.label, p.arguments) for p in pairs])[1]
-    return {tool: {param: list(origins) for param, origins in ps.items()} for tool, ps in found.items()}
 
 
 def cross_fitted(

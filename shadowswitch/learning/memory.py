@@ -231,12 +231,15 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
 
 
 def learned_report(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, Any]:
-    """What a state learned from these calls rewrites (`transforms`: tool → param → rewrite) and
-    re-ranks (`rankings`: tool → param → feature weights), as `shadowswitch learn` reports it."""
-    learned = learned_constants(arguments)
-    transforms = {tool: named for tool, values in learned.items() if (named := transforms_of(values))}
-    rankings = {tool: weights for tool, values in learned.items() if (weights := rankings_of(values))}
-    return {"transforms": transforms, "rankings": rankings}
+    """What a state learned from these calls rewrites (`transforms`: tool → param → rewrite),
+    re-ranks (`rankings`: tool → param → feature weights) and abstains on (`unreliable`: tool →
+    param → origins), as `shadowswitch learn` reports it."""
+    learned, unreliable = learned_rules(arguments)
+    return {
+        "transforms": {tool: found for tool, values in learned.items() if (found := transforms_of(values))},
+        "rankings": {tool: ranked for tool, values in learned.items() if (ranked := rankings_of(values))},
+        "unreliable": {tool: {param: list(o) for param, o in ps.items()} for tool, ps in unreliable.items()},
+    }
 
 
 def _reranked(

@@ -83,7 +83,7 @@ def reranked(entry: Mapping[str, Any], weights: Mapping[str, float]) -> Mapping[
     chosen = ranked_pick(features, picked, weights)
     if chosen == picked:
         return entry
-    out = {**entry, "local": True, "transforms": ["identity"] if chosen == match else []}
+    out = {**entry, "transforms": ["identity"] if chosen == match else []}
     if "agrees" in entry:
         out["agrees"] = chosen == match
     return out

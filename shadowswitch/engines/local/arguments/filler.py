@@ -203,8 +203,9 @@ class ArgumentFiller:
         parameter was offered goes into `read`."""
         scored = self._pairs(params, spans, index)
         if rerank is not None and self.cal.value_lm_weight > 0:
+            below = [x for x in scored if not self._convincing(x)]  # kept for a learned ranking
             convincing = [x for x in scored if self._convincing(x)]
-            scored = self._reranked(params, convincing, rerank) + [x for x in scored if x not in convincing]
+            scored = self._reranked(params, convincing, rerank) + below
         base = {id(x): x.score for x in scored}
         if ranking:  # a learned ranking may put first a value the filler found below its cutoff
             scored = reordered(scored, ranking)

@@ -14,6 +14,7 @@ catches. The system and developer messages are searched for a day stated as toda
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -44,21 +45,18 @@ CLOCK = Today()
 
 def stated_today(request: ChatView) -> Today:
     """The day the request's system and developer messages state as today (`Today`)."""
-    days: set[date] = set()
-    unreadable = False
-    for message in request.messages:
-        if message.get("role") not in ("system", "developer"):
-            continue
-        text = message_text(message)
-        for cue in CUE.finditer(text):
-            day = _day_after(text[cue.end() : cue.end() + WINDOW])
-            if day is None:
-                unreadable = True
-            else:
-                days.add(day)
-    if unreadable or len(days) > 1:
+    stated = [_stated(message_text(m)) for m in request.messages if m.get("role") in ("system", "developer")]
+    days = {day for found in stated for day in found}
+    if None in days or len(days) > 1:
         return Today(unsure=True)
     return Today(next(iter(days))) if days else CLOCK
+
+
+@functools.lru_cache(maxsize=256)
+def _stated(text: str) -> tuple[date | None, ...]:
+    """The days a text states as today (None: a statement with no readable day). Cached: an
+    agent sends the same instructions with every request."""
+    return tuple(_day_after(text[cue.end() : cue.end() + WINDOW]) for cue in CUE.finditer(text))
 
 
 def _day_after(window: str) -> date | None:
