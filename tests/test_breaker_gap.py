@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from shadowswitch.pipeline import BREAKER_OPENED
+from shadowswitch.proxy.pipeline import BREAKER_OPENED
 from tests.support.clients import TASK, decision
 from tests.support.policies import TOOLS
 from tests.support.scripted_engine import ScriptedEngine, start

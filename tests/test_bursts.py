@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from shadowswitch.bursts import Burst, bursts
+from shadowswitch.proxy.bursts import Burst, bursts
 
 
 def test_ready_items_go_together_and_none_waits_for_a_later_one() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from tests.support.policies import write_policies
 from tests.support.servers import running
 

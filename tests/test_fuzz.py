@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from research.fuzz.run import fuzz_api, fuzz_policies, fuzz_tool_schemas
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from tests.support.policies import write_policies
 from tests.support.servers import running
 from tests.support.upstreams import StubUpstream

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from shadowswitch.inflight import InFlight
+from shadowswitch.proxy.inflight import InFlight
 
 
 def test_comparisons_beyond_the_bound_are_refused_and_drain_waits_for_the_rest() -> None:

@@ -37,8 +37,8 @@ def test_no_product_module_imports_the_lab() -> None:
 
 WEB_LAYER = (
     "shadowswitch.api",
-    "shadowswitch.app",
-    "shadowswitch.pipeline",
+    "shadowswitch.server.app",
+    "shadowswitch.proxy.pipeline",
     "shadowswitch.cli",
     "fastapi",
     "starlette",
@@ -49,7 +49,7 @@ EFFECTS = ("torch", "transformers", "litellm", "llama_cpp", "httpx", "openai", "
 EFFECTS += ("sqlmodel", "alembic", "psycopg", "psycopg2", "sqlite3", "huggingface_hub")
 EDGES = ("shadowswitch/engines/", "shadowswitch/store/", "shadowswitch/rollouts/store/")
 # The CLI is a client of a running proxy (httpx) and starts the server: an edge of its own.
-CLIENTS = ("shadowswitch/cli.py", "shadowswitch/cli/")
+CLIENTS = ("shadowswitch/cli/",)
 
 
 def product_modules(*folders: str) -> list[Path]:

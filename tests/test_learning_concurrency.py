@@ -17,8 +17,8 @@ import httpx
 import numpy as np
 from sqlmodel import Session
 
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.tables import Exemplar
 from tests.support.policies import write_policies

@@ -16,8 +16,8 @@ import pytest
 
 from research.load import traffic
 from research.load.records import check_records
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from tests.support.policies import write_policies
 from tests.support.scripted_engine import ScriptedEngine
 from tests.support.servers import running

@@ -18,12 +18,12 @@ from typing import Any
 import httpx
 import pytest
 
-from shadowswitch.app import create_app
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.routing import bucket
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from tests.support.clients import TASK, client, feedback
 from tests.support.policies import TOOLS, write_policies
 from tests.support.servers import running

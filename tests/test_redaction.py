@@ -17,7 +17,7 @@ import sqlalchemy
 from pydantic import ValidationError
 
 from shadowswitch.redact import default_redactor, safe_text
-from shadowswitch.settings import Settings
+from shadowswitch.server.settings import Settings
 from tests.support.clients import client, decision
 from tests.support.keys import OPERATOR, agent, decision_of, make_key
 from tests.support.upstreams import FaultyUpstream

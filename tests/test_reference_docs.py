@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shadowswitch.cli import plugin_commands
-from shadowswitch.reference import cli_md, main, openapi_json
+from shadowswitch.server.reference import cli_md, main, openapi_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,9 @@ def test_docs_cli_md_is_current() -> None:
 def test_check_names_a_stale_file_and_writing_makes_it_current(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("shadowswitch.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"})
+    monkeypatch.setattr(
+        "shadowswitch.server.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"}
+    )
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs/policies.md").write_text("an old reference\n", encoding="utf-8")

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
-from shadowswitch.settings import Settings
+from shadowswitch.server.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionStore, _Insert
 from shadowswitch.store.tables import Decision, utcnow

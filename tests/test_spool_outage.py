@@ -30,10 +30,10 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from shadowswitch.app import create_app
 from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Policy
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from tests.support.clients import client
 from tests.support.policies import TOOLS, write_policies
 from tests.support.servers import free_port, running

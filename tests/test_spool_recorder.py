@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from shadowswitch.metrics import Metrics
+from shadowswitch.server.metrics import Metrics
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.recorder import DecisionRecorder

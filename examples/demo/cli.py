@@ -49,7 +49,7 @@ def demo(
         return
     if lang not in ("en", "zh"):
         raise typer.BadParameter(f"{lang!r}: choose en or zh", param_hint="--lang")
-    from shadowswitch.offline import stay_offline
+    from shadowswitch.server.offline import stay_offline
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

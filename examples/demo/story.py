@@ -131,8 +131,8 @@ class Story:
 
     @contextlib.contextmanager
     def _proxy(self, upstream_url: str | None) -> Iterator[str]:
-        from shadowswitch.app import create_app
-        from shadowswitch.settings import Settings
+        from shadowswitch.server.app import create_app
+        from shadowswitch.server.settings import Settings
 
         model = {"simulated": "simulated-large-model", "small-lm": "smollm2-135m-instruct"}.get(
             self.config.upstream, self.config.upstream

@@ -120,8 +120,8 @@ def _upstream(kind: str, config: E2eConfig) -> Iterator[tuple[str, str]]:
 def _proxy(
     upstream_url: str, model: str, config: E2eConfig, local_factory: LocalFactory | None
 ) -> Iterator[tuple[str, str]]:
-    from shadowswitch.app import create_app
-    from shadowswitch.settings import Settings
+    from shadowswitch.server.app import create_app
+    from shadowswitch.server.settings import Settings
 
     needs_local = bool({"shadow", "local"} & set(config.conditions))
     with tempfile.TemporaryDirectory(prefix="ss-e2e-") as tmp:

@@ -12,8 +12,8 @@ from shadowswitch.analysis.pricing import call_cost
 from shadowswitch.analysis.stats import Rate, difference, percentiles, rate
 from shadowswitch.analysis.verdict import Counts, Evidence, verdict_for
 from shadowswitch.answers.messages import call_of
-from shadowswitch.metrics import reason_kind
 from shadowswitch.rollouts.states import DecisionPath
+from shadowswitch.server.metrics import reason_kind
 from shadowswitch.store.tables import Decision, Rollout
 
 PATHS: tuple[str, ...] = tuple(DecisionPath)

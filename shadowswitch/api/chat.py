@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from shadowswitch.api.deps import AgentDep, AppState, StateDep
 from shadowswitch.api.responses import ModelCard, ModelList
 from shadowswitch.api.schemas import ChatRequest, check_chat, openapi_body, parse_json, validated
-from shadowswitch.exchange import Incoming, Reply
+from shadowswitch.proxy.exchange import Incoming, Reply
 from shadowswitch.request import ChatView
 
 router = APIRouter()

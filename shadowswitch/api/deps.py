@@ -12,14 +12,14 @@ from shadowswitch.access.roles import AdminToken, match_admin
 from shadowswitch.errors import Forbidden
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
-from shadowswitch.metrics import Metrics
-from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy.models import PolicySet
-from shadowswitch.reload import PolicyReloader
+from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.rollouts.outcomes import Outcomes
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import RolloutStore
-from shadowswitch.settings import Settings
+from shadowswitch.server.metrics import Metrics
+from shadowswitch.server.reload import PolicyReloader
+from shadowswitch.server.settings import Settings
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.recorder import DecisionRecorder
 

@@ -11,11 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from shadowswitch.reload import Reloaded
 from shadowswitch.rollouts.states import RampState
 from shadowswitch.rollouts.store.ramp_state import ramp_json
 from shadowswitch.rollouts.store.ramps import RampStore
 from shadowswitch.rollouts.store.rollouts import iso, read_breaker
+from shadowswitch.server.reload import Reloaded
 from shadowswitch.store.tables import AuditEvent, Decision, Rollout
 
 

@@ -54,7 +54,7 @@ def add_plugins(root: typer.Typer) -> None:
 
 
 def main() -> None:
-    from shadowswitch.offline import stay_offline
+    from shadowswitch.server.offline import stay_offline
 
     stay_offline()
     add_plugins(app)

@@ -16,7 +16,7 @@ DbOpt = Annotated[str | None, typer.Option("--db", help="Database URL [env SHADO
 
 
 def settings_from(**overrides: Any) -> Any:
-    from shadowswitch.settings import Settings
+    from shadowswitch.server.settings import Settings
 
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 

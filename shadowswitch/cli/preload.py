@@ -10,12 +10,12 @@ import asyncio
 import gc
 import logging
 
-from shadowswitch.offline import stay_offline
+from shadowswitch.server.offline import stay_offline
 
 stay_offline()  # before LiteLLM's import: its cost map then loads from disk
 
-from shadowswitch.app import app_from_env  # noqa: E402, F401  the proxy
 from shadowswitch.engines.generative import LiteLLMEngine  # noqa: E402
+from shadowswitch.server.app import app_from_env  # noqa: E402, F401  the proxy
 
 try:
     asyncio.run(LiteLLMEngine().warm_up())

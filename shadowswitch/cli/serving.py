@@ -59,7 +59,7 @@ def serve(
         if workers > 1:
             load_policies(settings.policies)  # say what is wrong once, not once per worker
         else:
-            from shadowswitch.app import create_app  # with workers, this process only supervises
+            from shadowswitch.server.app import create_app  # with workers, this process only supervises
 
             application = create_app(settings)
     except PolicyError as exc:
@@ -137,7 +137,7 @@ def _run_workers(settings: Any, workers: int, log_level: str) -> None:
     context.set_forkserver_preload(["shadowswitch.cli.preload"])
     setattr(_subprocess, "spawn", context)  # noqa: B010  uvicorn has no option for the start method
     uvicorn.run(
-        "shadowswitch.app:app_from_env",
+        "shadowswitch.server.app:app_from_env",
         factory=True,
         workers=workers,
         # uvicorn kills a worker that misses its health ping for 5 s, and every request in flight

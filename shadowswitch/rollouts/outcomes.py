@@ -23,7 +23,6 @@ import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.learning.recorder import Learning
-from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.breaker import counts_as, on_failure, on_success
@@ -32,6 +31,7 @@ from shadowswitch.rollouts.states import Circuit, DecisionPath
 from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import read_breaker, write_breaker
+from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.tables import Decision, Rollout, utcnow
 
 log = logging.getLogger(__name__)

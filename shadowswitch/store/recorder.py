@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from shadowswitch.metrics import Metrics
+from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.journal import Journal
 from shadowswitch.store.spool import Spool

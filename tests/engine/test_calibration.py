@@ -19,7 +19,7 @@ from shadowswitch.engines.local.calibration import (
     write_calibration,
 )
 from shadowswitch.engines.local.choice.reference import read_texts
-from shadowswitch.settings import Settings
+from shadowswitch.server.settings import Settings
 
 ENCODER, LM = "all-MiniLM-L6-v2", "SmolLM2-135M-Instruct.Q4_1"
 

@@ -16,8 +16,8 @@ from examples.demo.stages import run_tasks, summarise
 from examples.demo.upstream import Simulated, create_upstream
 from examples.travel_agent.agent import TravelAgent
 from examples.travel_agent.tasks import TASKS
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 
 FAST = (0.0, 0.0)
 

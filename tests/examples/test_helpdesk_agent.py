@@ -17,8 +17,8 @@ from examples.demo.servers import serving
 from examples.demo.upstream import create_upstream
 from examples.helpdesk import TASKS, HelpdeskAgent
 from examples.helpdesk.simulated import simulated
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 
 pytestmark = pytest.mark.integration  # real HTTP servers in this process
 

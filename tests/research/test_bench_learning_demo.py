@@ -58,8 +58,8 @@ def test_the_demo_traffic_in_chinese_is_the_agent_talking_chinese() -> None:
 
 
 def test_a_tiny_demo_curve_writes_its_results(tmp_path: Path, local_engine: Any) -> None:
-    from shadowswitch.app import create_app
-    from shadowswitch.settings import Settings
+    from shadowswitch.server.app import create_app
+    from shadowswitch.server.settings import Settings
 
     @contextmanager
     def proxy(workdir: Path) -> Iterator[str]:

@@ -8,8 +8,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from shadowswitch.app import create_app
-from shadowswitch.settings import Settings
+from shadowswitch.server.app import create_app
+from shadowswitch.server.settings import Settings
 from tests.support.policies import write_policies
 from tests.support.servers import running
 

@@ -30,7 +30,7 @@ from shadowswitch.engines.host import wire
 from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
 from shadowswitch.policy.models import ModelSource
-from shadowswitch.settings import Settings
+from shadowswitch.server.settings import Settings
 
 log = logging.getLogger(__name__)
 MEMORIES = 64  # learned states kept by digest: a few per task type, across every worker

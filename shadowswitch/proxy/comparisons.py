@@ -14,12 +14,12 @@ from shadowswitch.answers.messages import choice_json, local_message, same_call,
 from shadowswitch.answers.validate import check_answer
 from shadowswitch.engines.base import Choice
 from shadowswitch.errors import ShadowswitchError
-from shadowswitch.exchange import Context
 from shadowswitch.policy.models import Policy
-from shadowswitch.replies import ms_since
+from shadowswitch.proxy.exchange import Context
+from shadowswitch.proxy.replies import ms_since
 
 if TYPE_CHECKING:
-    from shadowswitch.pipeline import Pipeline
+    from shadowswitch.proxy.pipeline import Pipeline
 
 
 class Comparisons:

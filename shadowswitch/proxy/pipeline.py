@@ -24,9 +24,6 @@ from shadowswitch.answers.messages import (
     local_message,
 )
 from shadowswitch.answers.validate import check_answer
-from shadowswitch.bursts import bursts
-from shadowswitch.classify import UNCLASSIFIED, classify
-from shadowswitch.comparisons import Comparisons
 from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import (
@@ -38,19 +35,22 @@ from shadowswitch.errors import (
     UnsupportedRequest,
     UpstreamError,
 )
-from shadowswitch.exchange import Context, Incoming, OutcomeSink, Reply, reply_headers, stored_prompt
-from shadowswitch.inflight import InFlight
 from shadowswitch.learning.recorder import Learning
-from shadowswitch.metrics import Metrics
 from shadowswitch.policy.models import Policy, PolicySet, Upstream
+from shadowswitch.proxy.bursts import bursts
+from shadowswitch.proxy.classify import UNCLASSIFIED, classify
+from shadowswitch.proxy.comparisons import Comparisons
+from shadowswitch.proxy.exchange import Context, Incoming, OutcomeSink, Reply, reply_headers, stored_prompt
+from shadowswitch.proxy.inflight import InFlight
+from shadowswitch.proxy.replies import CUT_OFF, Records
 from shadowswitch.redact import Redactor, default_redactor, safe_text
-from shadowswitch.replies import CUT_OFF, Records
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.breaker import counts_as
 from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
 from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 

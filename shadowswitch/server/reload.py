@@ -26,10 +26,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.errors import PolicyError, ServiceUnavailable, ShadowswitchError
-from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
 from shadowswitch.policy.diff import PolicyChanges, diff
 from shadowswitch.policy.models import ModelSource
+from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store.tables import AuditEvent

@@ -36,19 +36,19 @@ from shadowswitch.errors import ShadowswitchError
 from shadowswitch.learning.background import BackgroundLearner
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.learning.served import ServedMemories
-from shadowswitch.metrics import Metrics
-from shadowswitch.offline import stay_offline
-from shadowswitch.pipeline import Pipeline
 from shadowswitch.policy import PolicySet, load_policies
+from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.redact import load_redactor
-from shadowswitch.reload import PolicyReloader
 from shadowswitch.rollouts.feedback import Feedback
 from shadowswitch.rollouts.outcomes import Outcomes
 from shadowswitch.rollouts.store.breaker import BreakerStore
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import RolloutStore
-from shadowswitch.services import Hooks, Services, Task
-from shadowswitch.settings import Settings
+from shadowswitch.server.metrics import Metrics
+from shadowswitch.server.offline import stay_offline
+from shadowswitch.server.reload import PolicyReloader
+from shadowswitch.server.services import Hooks, Services, Task
+from shadowswitch.server.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore

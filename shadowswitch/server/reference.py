@@ -1,6 +1,6 @@
 """The generated reference docs: the policy format, the OpenAPI document and the commands.
 
-`python -m shadowswitch.reference` (`make docs`) rewrites them from the code; `--check` only says
+`python -m shadowswitch.server.reference` (`make docs`) rewrites them from the code; `--check` only says
 which are stale. Tests compare each file with what this module renders.
 """
 
@@ -23,8 +23,8 @@ def policies_md() -> str:
 
 def openapi_json() -> str:
     """The app's OpenAPI document, from an app built on an empty policy set that loads no model."""
-    from shadowswitch.app import create_app
-    from shadowswitch.settings import Settings
+    from shadowswitch.server.app import create_app
+    from shadowswitch.server.settings import Settings
 
     with tempfile.TemporaryDirectory() as empty:
         settings = Settings(policies=Path(empty), db_url="sqlite://", load_models=False, spool_max_bytes=0)
@@ -46,7 +46,7 @@ def cli_md() -> str:
 
 
 CLI_INTRO = """\
-<!-- Generated from the command line's own help by `python -m shadowswitch.reference` (`make docs`);
+<!-- Generated from the command line's own help by `python -m shadowswitch.server.reference` (`make docs`);
 tests/test_reference_docs.py fails when this is stale. -->
 
 # The `shadowswitch` command

@@ -8,8 +8,8 @@ from typing import Any
 
 from shadowswitch.answers import wire
 from shadowswitch.errors import ShadowswitchError
-from shadowswitch.exchange import Context, Reply
-from shadowswitch.metrics import Metrics
+from shadowswitch.proxy.exchange import Context, Reply
+from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 

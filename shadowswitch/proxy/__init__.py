@@ -1,0 +1,1 @@
+"""The request path: a request classified, routed, answered by an engine or the upstream, recorded."""

@@ -1,0 +1,1 @@
+"""The process: settings, the app and its lifespan, services, metrics, live reload."""
