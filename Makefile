@@ -117,8 +117,9 @@ $(INFINITY_VENV)/.installed:
 	$(INFINITY_VENV)/bin/pip install -q torch==2.13.0 "infinity-emb[server,torch]==0.0.78"
 	touch $@
 
-# The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md): rewrite it after
-# changing the policy models, the API or the commands; tests fail while it is stale.
+# The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md, the layout in
+# docs/README.md): rewrite it after adding a package or changing the policy models, the API
+# or the commands; tests fail while it is stale.
 docs: install
 	$(PY) -m shadowswitch.server.reference
 

@@ -1,4 +1,5 @@
-"""The generated reference docs are current: docs/openapi.json and docs/cli.md match the code."""
+"""The generated reference docs are current: docs/openapi.json, docs/cli.md and the layout in
+docs/README.md match the code."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from shadowswitch.cli import plugin_commands
+from shadowswitch.server.layout import BEGIN, END, layout_md, splice
 from shadowswitch.server.reference import cli_md, main, openapi_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +37,7 @@ def test_check_names_a_stale_file_and_writing_makes_it_current(
     monkeypatch.setattr(
         "shadowswitch.server.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"}
     )
+    monkeypatch.setattr("shadowswitch.server.reference.SPLICED", {})
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs/policies.md").write_text("an old reference\n", encoding="utf-8")
@@ -43,3 +46,32 @@ def test_check_names_a_stale_file_and_writing_makes_it_current(
     assert main([]) == 0
     assert main(["--check"]) == 0
     assert (tmp_path / "docs/policies.md").read_text(encoding="utf-8") == "the reference\n"
+
+
+def test_the_layout_in_docs_readme_is_current_and_names_every_package() -> None:
+    page = (ROOT / "docs/README.md").read_text(encoding="utf-8")
+    assert splice(page, layout_md()) == page, "stale: run `make docs`"
+    block = page[page.index(BEGIN) : page.index(END)]
+    package = ROOT / "shadowswitch"
+    for init in package.rglob("*/__init__.py"):
+        name = init.parent.name + "/"
+        assert f"  {name} " in block or f"  {name}\n" in block, init.parent.relative_to(package)
+    assert "(no docstring)" not in block, "every package says what it is for in its docstring"
+
+
+def test_the_layout_follows_the_tree(tmp_path: Path) -> None:
+    """A package added to the tree shows in the layout with its docstring's first sentence."""
+    root = tmp_path / "shadowswitch"
+    (root / "billing" / "ledger").mkdir(parents=True)
+    (root / "__init__.py").write_text('"""The product."""\n')
+    (root / "billing" / "__init__.py").write_text('"""What each key spent. Details follow."""\n')
+    (root / "billing" / "ledger" / "__init__.py").write_text("")
+    (root / "errors.py").write_text('"""One error tree."""\n')
+    block = layout_md(root)
+    assert "  billing/" in block and "What each key spent." in block and "Details" not in block
+    assert "    ledger/" in block and "(no docstring)" in block
+    assert block.index("billing/") < block.index("errors.py")
+    page = f"# Docs\n\n{BEGIN}\nold\n{END}\n\nafter\n"
+    assert splice(page, block) == f"# Docs\n\n{block}\n\nafter\n"
+    with pytest.raises(ValueError, match="no generated block"):
+        splice("# Docs\n", block)

@@ -1,4 +1,5 @@
-"""The generated reference docs: the policy format, the OpenAPI document and the commands.
+"""The generated reference docs: the policy format, the OpenAPI document, the commands and the
+package layout (a block of docs/README.md).
 
 `python -m shadowswitch.server.reference` (`make docs`) rewrites them from the code; `--check` only says
 which are stale. Tests compare each file with what this module renders.
@@ -13,6 +14,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from shadowswitch.server.layout import layout_md, splice
 
 
 def policies_md() -> str:
@@ -83,9 +86,21 @@ GENERATED: dict[str, Callable[[], str]] = {
 }
 
 
+# Pages written by hand around one generated block (between layout.BEGIN and layout.END).
+SPLICED: dict[str, Callable[[], str]] = {"docs/README.md": layout_md}
+
+
+def rendered(root: Path) -> dict[str, str]:
+    """Every generated file under `root` as the code renders it now."""
+    pages = {name: render() for name, render in GENERATED.items()}
+    for name, render in SPLICED.items():
+        pages[name] = splice(_read(root / name) or "", render())
+    return pages
+
+
 def stale(root: Path) -> list[str]:
     """The generated files under `root` that differ from what the code renders now."""
-    return [name for name, render in GENERATED.items() if _read(root / name) != render()]
+    return [name for name, text in rendered(root).items() if _read(root / name) != text]
 
 
 def _read(path: Path) -> str | None:
@@ -100,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             print(f"stale: {name} (run `make docs`)")
         return 1 if names else 0
-    for name, render in GENERATED.items():
-        (root / name).write_text(render(), encoding="utf-8")
+    for name, text in rendered(root).items():
+        (root / name).write_text(text, encoding="utf-8")
         print(f"wrote {name}")
     return 0
 

@@ -1,0 +1,1 @@
+"""The database: tables, engines, migrations, decision and exemplar stores, the batched writer."""
