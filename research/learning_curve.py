@@ -469,7 +469,7 @@ def run_learning(
             "stream": len(stream),
             "test_pool": len(test),
         },
-        "caveat": "2 shared cores, other jobs running: timings are noisy; the lead re-runs",
+        "caveat": "2 shared cores, other jobs running: timings are noisy",
         "checkpoints": [],
     }
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,15 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def shown_path(path: Path) -> str:
+    """A path as a results file may keep it: relative to the working directory when inside it,
+    else the file's name alone (a temp dir or a home directory is the machine's, not the result's)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path.name
+
+
 def git_commit() -> str | None:
     """HEAD's commit (with "+dirty" when the tree has changes other than the results files,
     which a run rewrites as it goes), None outside a repository."""

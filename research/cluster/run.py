@@ -28,7 +28,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from research.bfcl.proxy import free_port
-from research.bfcl.results import git_commit, machine_info
+from research.bfcl.results import git_commit, machine_info, shown_path
 from research.cluster import rollout
 from research.cluster.balancer import balancer
 from research.load import traffic
@@ -130,7 +130,7 @@ def run_cluster(config: ClusterConfig) -> dict[str, Any]:
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "machine": machine_info() | {"versions": versions()},
-        "config": {**asdict(config), "out": str(config.out), "db": "postgresql", "replicas": 2},
+        "config": {**asdict(config), "out": shown_path(config.out), "db": "postgresql", "replicas": 2},
         "balancer": "HAProxy (Debian package), round robin, health checks on /readyz, retry-on conn-failure",
         "mix": traffic.MIX,
         "startup_to_readyz_s": ready_s,

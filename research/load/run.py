@@ -23,7 +23,7 @@ import httpx
 import yaml
 
 from research.bfcl.proxy import free_port, log_tail
-from research.bfcl.results import git_commit, machine_info
+from research.bfcl.results import git_commit, machine_info, shown_path
 from research.load import traffic
 from research.load.records import check_records
 
@@ -61,7 +61,7 @@ def run_load(config: LoadConfig) -> dict[str, Any]:
         "machine": machine_info() | {"versions": versions()},
         "config": {
             **asdict(config),
-            "out": str(config.out),
+            "out": shown_path(config.out),
             "db": _db_kind(config.db),
         },
         "mix": traffic.MIX,

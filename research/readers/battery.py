@@ -161,7 +161,7 @@ def todays(n: int, seed: int = 7) -> list[date]:
 
 
 def battery(size: str = "full") -> dict[str, Any]:
-    """Every reader's tally; `size` "full" is the issue's battery, "quick" a sample of it."""
+    """Every reader's tally; `size` "full" is the whole battery, "quick" a sample of it."""
     rng = random.Random(34)
     full = size == "full"
     zh = list(range(20_001)) + [rng.randrange(10**9) for _ in range(20_000)] if full else range(0, 20_001, 97)

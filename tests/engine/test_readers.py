@@ -1,5 +1,5 @@
-"""Value readers that never misread (issue 34): each input the issue names is read right or not at
-all, with 2024-05-01 (a Wednesday) as today. Pure: no models."""
+"""Value readers that never misread: each input below is read right or not at all, with
+2024-05-01 (a Wednesday) as today. Pure: no models."""
 
 from __future__ import annotations
 
