@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -77,3 +78,80 @@ def test_the_readme_is_short_and_starts_with_the_three_commands() -> None:
     assert len(readme.splitlines()) <= 200, "the README is for a newcomer: the rest belongs in docs/"
     for command in ("make install", "make demo", "make test"):
         assert command in readme.split("\n## ")[0], f"`{command}` is not in the README's opening"
+
+
+# Notes on how the work was organised rather than on the product: numbered items and their
+# targets, who re-runs what. The `[x]` classes keep this file from matching itself.
+WORK_NOTES = re.compile(
+    r"\b(?:[i]ssue|[s]ession|work [i]tem)s? ?#?\d+\b|\b(?:the|this) [i]ssue\b|\bthis (?:[s]ession|[b]ranch)\b"
+    r"|\bthe (?:[l]ead|[b]rief)\b|\b[h]elper `|\bother [s]essions\b|\bof [m]ine\b|\bwork [i]tems?\b"
+    r"|\bseed [a]rticles?\b",
+    re.IGNORECASE,
+)
+WRITTEN = ("docs", "tests", "research", "shadowswitch", "bench")
+SUFFIXES = {".md", ".py", ".json", ".yaml", ".txt", ".html", ".toml"}
+VENDORED = ("shadowswitch/dashboard/static/", "tests/artifacts/")
+
+
+def written_files() -> list[Path]:
+    """The repository's own prose and code under WRITTEN, and the README (vendored files aside)."""
+    found = [ROOT / "README.md"]
+    for top in WRITTEN:
+        found += [p for p in (ROOT / top).rglob("*") if p.suffix in SUFFIXES and p.is_file()]
+    return [
+        p
+        for p in found
+        if "__pycache__" not in p.parts and not p.relative_to(ROOT).as_posix().startswith(VENDORED)
+    ]
+
+
+def test_docs_tests_and_research_speak_of_the_product_only() -> None:
+    offenders = []
+    for path in written_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if found := WORK_NOTES.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {found.group()!r}")
+    assert not offenders, "say what the product does, not how the work went:\n" + "\n".join(offenders)
+
+
+def test_the_work_notes_pattern_finds_what_it_is_for() -> None:
+    for text in (
+        "after the readers of is" + "sue 34",
+        "(Se" + "ssion 18)",
+        "the is" + "sue's target",
+        "main against this bra" + "nch",
+        "the le" + "ad re-runs it",
+        "(hel" + "per `values`' part)",
+        "a test run of mi" + "ne",
+    ):
+        assert WORK_NOTES.search(text), text
+    for text in (
+        "X-Shadowswitch-Session: s1",
+        "sticky_key: session",
+        "this round skipped it",
+        "JSON-schema helpers",
+        "a session-level advisory lock",
+    ):
+        assert not WORK_NOTES.search(text), text
+
+
+TEMP_PATHS = re.compile(rb"(?<![\w.])/(?:tmp|var/tmp|var/folders|private/var)/")
+
+
+def test_bench_results_hold_the_latest_result_of_each_benchmark() -> None:
+    """One file per benchmark, complete, with nothing of the machine it ran on but its description."""
+    results = sorted((ROOT / "bench" / "results").glob("*"))
+    assert results, "bench/results/ is empty"
+    assert not [p.name for p in results if "partial" in p.name or p.suffix != ".json"]
+    for path in results:
+        raw = path.read_bytes()
+        json.loads(raw)  # complete: a run that was cut short leaves no half-written file
+        found = MACHINE_PATHS.search(raw) or TEMP_PATHS.search(raw)
+        assert found is None, f"{path.name} keeps a path of the machine it ran on: {found.group()!r}"
+
+
+def test_the_temp_path_pattern_finds_what_it_is_for() -> None:
+    assert TEMP_PATHS.search(b'"out": "/tmp/load-w2.json"') and TEMP_PATHS.search(b"/var/folders/x/T/a")
+    assert not TEMP_PATHS.search(b'"db": "sqlite (temp dir)"') and not TEMP_PATHS.search(
+        b"bench/results/x.json"
+    )

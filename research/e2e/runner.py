@@ -31,7 +31,8 @@ from research.bfcl.results import git_commit, machine_info, write_results
 CONDITIONS = ("direct", "off", "shadow", "local")
 UPSTREAMS = ("simulated", "small-lm")
 ROLLOUT = {"off": ("off", 0.0), "shadow": ("shadow", 0.0), "local": ("canary", 100.0)}
-# The seed articles' generative → choice figures (same tasks, same model, p50 per task).
+# The published generative → choice figures this bench is read against (same tasks, same model,
+# p50 per task).
 SEED = {"task_p50_s": [21.0, 2.1], "speedup": 10.0, "parse_failure_rate": [0.25, 0.005]}
 
 
@@ -185,7 +186,7 @@ def _stats(url: str) -> dict[str, Any]:
 
 
 def ratios(run: dict[str, Any]) -> dict[str, Any]:
-    """Direct against 100% local: the figures the seed articles report."""
+    """Direct against 100% local: the figures the published generate → choose results report."""
     direct, local = run.get("direct"), run.get("local")
     if not direct or not local or not local["p50_s"]:
         return {}
@@ -240,5 +241,5 @@ def results_table(results: dict[str, Any]) -> Any:
                 "",
                 "",
             )
-    table.add_row("seed articles", "generate → choose", "", "", "21 → 2.1 (10×)", "", "", "25% → 0.5%")
+    table.add_row("published", "generate → choose", "", "", "21 → 2.1 (10×)", "", "", "25% → 0.5%")
     return table

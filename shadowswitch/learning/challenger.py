@@ -14,9 +14,6 @@ valid however often learning looks again), and its held-out agreement is not pla
 target (the upper end of its anytime-valid confidence sequence). Every run that judged a
 challenger is an audit event with its figures and the reasons it was not promoted; a promotion is
 a new version, and `rollback` serves the one before.
-
-One module on purpose (about 330 lines): the split, the cross-fitting, the utility and the test
-are one argument, and read best in one place.
 """
 
 from __future__ import annotations

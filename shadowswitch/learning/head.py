@@ -24,8 +24,7 @@ but with the classes the request offers. A candidate's score adds:
 Fitted by L-BFGS on the L2-regularised log-likelihood, in numpy (a few hundred pairs: well under
 a second on one core). Unknown candidates score by the shared features alone.
 
-One module on purpose (about 340 lines): the model, its features and its fit share the index
-layout of `W`, `θ`, `T` and `U`, which a split would spread over files.
+The model, its features and its fit share the index layout of `W`, `θ`, `T` and `U`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The policy file format: one task type per YAML file, validated strictly.
 
 Every field carries its description and an example: docs/policies.md is generated from them
-(`shadowswitch policy schema`), which is why this declarative module is longer than most (about
-450 lines, nearly all field declarations).
+(`shadowswitch policy schema`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 classify → rollout route (sticky bucket) → local engine or generative (LiteLLM)
 → validate → record → breaker → response; shadow and comparison runs in the background.
 What each step does lives beside it: the background runs in `comparisons`, recording the
-decision and building the reply in `replies`. About 300 lines: the order of the steps, which is
-this module's whole point, reads best in one place.
+decision and building the reply in `replies`.
 """
 
 from __future__ import annotations

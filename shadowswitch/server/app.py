@@ -1,7 +1,6 @@
 """create_app(settings, ...): wire the stores, engines and routes; start and stop background work.
 
-About 330 lines: the one place that knows every part the app is made of and the order they start
-and stop in; split, that order would be spread over several files.
+The one place that knows every part the app is made of and the order they start and stop in.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The constrained-choice engine: candidates by rule, ranking by model, arguments by extraction.
 
-About 350 lines: the one path of a decision (batch, rank, threshold, fill, time), with the model
-wiring it needs; its parts live in choice/, arguments/, runtime/ and outputs.py.
+The one path of a decision (batch, rank, threshold, fill, time), with the model wiring it needs;
+its parts live in choice/, arguments/, runtime/ and outputs.py.
 """
 
 from __future__ import annotations

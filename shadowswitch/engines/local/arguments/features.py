@@ -1,7 +1,7 @@
 """Score (parameter, value) pairs with simple features and weights fitted on development data.
 
-One module on purpose (about 330 lines): it is the feature list the weights are keyed by
-(`DEFAULT_WEIGHTS`, or a calibration's), kept in one place so a feature and its weight stay in step.
+The feature list the weights are keyed by (`DEFAULT_WEIGHTS`, or a calibration's): a feature and
+its weight are defined together.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ required parameter nothing grounds is reported missing, and the engine abstains 
   object whose values would all be defaults.
 - A value invalid against its own schema is dropped (a required one is then missing).
 
-About 350 lines, a fifth of them this list: the search for the best assignment stays in one
-class; what a single span offers a parameter is in `values`.
+The search for the best assignment is this class; what a single span offers a parameter is in
+`values`.
 """
 
 from __future__ import annotations
