@@ -2,13 +2,17 @@
 
 A shadow run through the real proxy with the real engine gives the pages data; every page must
 load with no console error and no failed request, draw its charts, and keep the token.
-Screenshots go to tests/artifacts/.
+Screenshots go to tests/artifacts/; the demo's story, with SHADOWSWITCH_UPDATE_SCREENSHOTS=1,
+to docs/img/dashboard.png, the README's picture.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,7 @@ BEARER = {"Authorization": f"Bearer {TOKEN}"}
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if CHROMIUM is None:
-        pytest.fail("chromium is not installed: apt-get install -y chromium (make install does)")
+        pytest.fail("chromium is not installed: apt-get install -y chromium (`make test` does, as root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -121,5 +125,55 @@ def test_an_empty_dashboard_says_so(proxy: Any, browser: Any) -> None:
     url = proxy()
     watched = Watched(browser)
     page = watched.open(url + "/dashboard")
-    assert "No decisions in the last 24 hours yet" in page.content()
+    assert "No decisions in the last 24h yet" in page.content()
     assert watched.problems == []
+
+
+# `SHADOWSWITCH_UPDATE_SCREENSHOTS=1`: tell the whole story and make the page the README's picture.
+UPDATE = os.environ.get("SHADOWSWITCH_UPDATE_SCREENSHOTS") == "1"
+PICTURE = Path(__file__).resolve().parents[1] / "docs" / "img" / "dashboard.png"
+
+
+def story_window(db_url: str) -> str:
+    """A `?since=` in whole minutes from the demo's switch to shadow, so the charts show its story."""
+    from shadowswitch.rollouts.store.rollouts import RolloutStore
+    from shadowswitch.store import db as database
+
+    events = RolloutStore(database.make_engine(db_url)).audit("travel", limit=50)
+    shadow = min(e.at.replace(tzinfo=e.at.tzinfo or UTC) for e in events if e.new_mode == "shadow")
+    return f"{math.ceil(((datetime.now(UTC) - shadow).total_seconds() + 15) / 60)}m"
+
+
+def test_the_task_page_tells_the_demo_story(tmp_path: Path, browser: Any) -> None:
+    """Shadow, canary 25% and 100%, then a broken upgrade that trips the breaker: the demo's own
+    database, served by a proxy that loads no model, draws every chart, the rollout's steps and
+    the trip. With SHADOWSWITCH_UPDATE_SCREENSHOTS=1 the whole task set is told and the page
+    becomes docs/img/dashboard.png; otherwise a few tasks, and the page goes to tests/artifacts/."""
+    from shadowswitch.server.app import create_app
+    from shadowswitch.server.settings import Settings
+    from tests.support.demo import quick_demo
+    from tests.support.servers import running
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    quick_demo(tmp_path, 0 if UPDATE else 4, latency="0.3-0.8" if UPDATE else "0.05-0.1")
+    db_url = f"sqlite:///{tmp_path / 'shadowswitch.db'}"
+    settings = Settings(db_url=db_url, policies=tmp_path / "policies", load_models=False, spool_max_bytes=0)
+    with running(create_app(settings)) as url:
+        since = story_window(db_url)
+        watched = Watched(browser)
+        page = watched.open(f"{url}/dashboard/travel?since={since}")
+        assert f"last {since}" in page.locator("header").inner_text()
+        assert "breaker open" in page.content()
+        for chart in ("latency", "agreement", "success", "rollout"):
+            canvas = page.locator(f"#chart-{chart} canvas")
+            assert canvas.count() == 1 and canvas.bounding_box()["width"] > 300, chart
+        marks = page.locator("ul.marks").inner_text()
+        assert "trip breaker" in marks and "a quarter of customers local" in marks
+        data = httpx.get(f"{url}/dashboard/travel/data", params={"since": since}).json()
+        percent = data["rollout_history"]["percent"]
+        assert 25 in percent and 100 in percent and percent[-1] == 0  # up the canary, back at the trip
+        assert any(rate is not None for rate in data["series"]["agreement"]["rate"])  # shadow pairs
+        if UPDATE:  # the picture tells the story only with real disagreements in it
+            assert page.locator("table.diff tr").count() > 1, "no disagreement in the whole story"
+        page.screenshot(path=str(PICTURE if UPDATE else ARTIFACTS / "dashboard-demo.png"), full_page=True)
+        assert watched.problems == []

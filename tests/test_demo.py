@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tomllib
@@ -15,20 +14,9 @@ import typer
 from shadowswitch.rollouts.store.rollouts import RolloutStore
 from shadowswitch.store import db as database
 from shadowswitch.store.decisions import DecisionStore
+from tests.support.demo import quick_demo
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def quick_demo(workdir: Path, tasks: int, *more: str) -> subprocess.CompletedProcess[str]:
-    """`shadowswitch demo --once` with a few tasks and a fast simulated upstream; exit 0 asserted."""
-    quick = ["--once", "--tasks", str(tasks), "--latency", "0.05-0.1", "--error-rate", "0"]
-    quick += ["--concurrency", "4", "--port", "0", *more]
-    command = [sys.executable, "-m", "examples.demo.cli", *quick, "--workdir", str(workdir)]
-    env = {**os.environ, "COLUMNS": "160"}
-    out = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=ROOT, env=env)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert "dashboard:" in out.stdout and "breaker tripped" in out.stdout + out.stderr
-    return out
 
 
 @pytest.mark.slow
@@ -63,7 +51,7 @@ def test_the_quick_demo_in_chinese_serves_locally_and_trips_the_breaker(tmp_path
 
 @pytest.mark.integration  # a process of its own
 def test_the_demo_reaches_the_cli_as_a_plugin_entry_point() -> None:
-    """The lab's project (lab/pyproject.toml, installed by `make install`) registers `demo` in the
+    """The lab's project (lab/pyproject.toml, installed by `make lab`) registers `demo` in the
     `shadowswitch.cli` group; the product never imports it, and its wheel does not ship it."""
     project = tomllib.loads((ROOT / "lab" / "pyproject.toml").read_text())
     target = project["project"]["entry-points"]["shadowswitch.cli"]["demo"]

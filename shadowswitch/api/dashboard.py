@@ -9,7 +9,7 @@ htmx, vendored in the package.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -28,13 +28,13 @@ from shadowswitch.api.learning import learning_status
 from shadowswitch.api.responses import RolloutOut
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
-from shadowswitch.errors import NotFound
+from shadowswitch.errors import BadRequest, NotFound
 from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import Decision, utcnow
 
 HERE = Path(__file__).resolve().parents[1] / "dashboard"
 COOKIE = "shadowswitch_session"
-WINDOW = "24h"
+WINDOW = "24h"  # what a page shows unless its `?since=` says otherwise (e.g. 30m, 7d)
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -99,25 +99,34 @@ async def logout() -> Response:
     return response
 
 
+def window(since: str) -> timedelta:
+    """The page's window from its `?since=`: a bad one is a 400, not a page of nothing."""
+    try:
+        return parse_since(since)
+    except ValueError as exc:
+        raise BadRequest(str(exc), param="since") from None
+
+
 @router.get("")
-async def overview(request: Request, state: StateDep) -> Response:
+async def overview(request: Request, state: StateDep, since: str = WINDOW) -> Response:
     if not (who := signed_in(request, state)):
         return page(request, "login.html", 401)
-    report, rollouts, _ = await _report(state, None)
+    report, rollouts, _ = await _report(state, None, window(since))
     rows = [
         {**t, "breaker": rollouts.get(t["task_type"], {}).get("breaker", {})} for t in report["task_types"]
     ]
     fragment = request.headers.get("hx-request") == "true"
     name = "overview_rows.html" if fragment else "overview.html"
-    return page(request, name, rows=rows, report=report, admin=_shown(who))
+    return page(request, name, rows=rows, report=report, admin=_shown(who), since=since)
 
 
 @router.get("/{task}")
-async def task_page(request: Request, task: str, state: StateDep) -> Response:
+async def task_page(request: Request, task: str, state: StateDep, since: str = WINDOW) -> Response:
     if not (who := signed_in(request, state)):
         return page(request, "login.html", 401)
-    data = await _task_data(state, task)
-    return page(request, "task.html", task=task, entry=data["entry"], data=data, admin=_shown(who))
+    data = await _task_data(state, task, window(since))
+    context = {"task": task, "entry": data["entry"], "data": data, "since": since}
+    return page(request, "task.html", admin=_shown(who), **context)
 
 
 def _shown(who: AdminToken | bool) -> AdminToken | None:
@@ -125,19 +134,21 @@ def _shown(who: AdminToken | bool) -> AdminToken | None:
 
 
 @router.get("/{task}/data")
-async def task_data(request: Request, task: str, state: StateDep) -> Response:
+async def task_data(request: Request, task: str, state: StateDep, since: str = WINDOW) -> Response:
     if not signed_in(request, state):
         return JSONResponse({"error": {"message": "sign in at /dashboard/login"}}, status_code=401)
-    response = JSONResponse(await _task_data(state, task))
+    response = JSONResponse(await _task_data(state, task, window(since)))
     response.headers.update(SECURITY_HEADERS)
     return response
 
 
-async def _report(state: AppState, task: str | None) -> tuple[dict[str, Any], dict[str, Any], list[Decision]]:
+async def _report(
+    state: AppState, task: str | None, span: timedelta
+) -> tuple[dict[str, Any], dict[str, Any], list[Decision]]:
     """The report of the window, the rollouts by task type, and the decision rows it was made of."""
     await state.recorder.flush()
     until = utcnow()
-    since = until - parse_since(WINDOW)
+    since = until - span
     rows = await anyio.to_thread.run_sync(state.decisions.since, since, task)
     rollout_rows = await anyio.to_thread.run_sync(state.rollouts.list)
     ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollout_rows)
@@ -149,8 +160,8 @@ async def _report(state: AppState, task: str | None) -> tuple[dict[str, Any], di
     return report, shown, rows
 
 
-async def _task_data(state: AppState, task: str) -> dict[str, Any]:
-    report, rollouts, rows = await _report(state, task)
+async def _task_data(state: AppState, task: str, span: timedelta) -> dict[str, Any]:
+    report, rollouts, rows = await _report(state, task, span)
     if task not in rollouts and not report["task_types"]:
         raise NotFound(f"no task type {task!r}", param="task")
     since, until = datetime.fromisoformat(report["since"]), datetime.fromisoformat(report["until"])

@@ -51,7 +51,8 @@ def latency_histogram(rows: Sequence[Decision]) -> dict[str, Any]:
 
 
 def rollout_history(events: Sequence[AuditEvent], since: datetime) -> dict[str, Any]:
-    """The local percentage over time (a step line), the ramp's moves on it, and the changes to mark."""
+    """The local percentage over the window (a step line from `since`), the ramp's moves on it, and
+    the changes to mark."""
     ordered = sorted(events, key=lambda e: _aware(e.at))
     t: list[float] = []
     percent: list[float] = []
@@ -65,6 +66,14 @@ def rollout_history(events: Sequence[AuditEvent], since: datetime) -> dict[str, 
         t.append(_aware(e.at).timestamp())
         percent.append(current)
         ramp.append(current if e.kind.startswith("ramp_") else None)
+    start = since.timestamp()
+    if before := [i for i, at in enumerate(t) if at < start]:  # the window opens at the percentage then
+        last = before[-1]
+        t, percent, ramp = (
+            [start, *t[last + 1 :]],
+            [percent[last], *percent[last + 1 :]],
+            [None, *ramp[last + 1 :]],
+        )
     marks = [
         {"t": _aware(e.at).timestamp(), "kind": e.kind, "actor": e.actor, "reason": e.reason or ""}
         for e in ordered
