@@ -136,12 +136,29 @@ def test_tests_share_helpers_only_through_tests_support() -> None:
     assert offenders == []
 
 
-def test_a_product_module_over_300_lines_says_why() -> None:
-    """STYLE: small modules named after what they do; a long one states its reason (the word
-    "lines" in its docstring, with the reason)."""
+# The product modules past 300 lines, each held under a ceiling a little above its size today: a
+# module grows past 300 only by being listed here in review, and shrinks by being split.
+LONG_MODULES = {
+    "shadowswitch/policy/models.py": 550,
+    "shadowswitch/engines/local/decider.py": 375,
+    "shadowswitch/engines/local/arguments/filler.py": 375,
+    "shadowswitch/learning/head.py": 350,
+    "shadowswitch/proxy/pipeline.py": 350,
+    "shadowswitch/server/app.py": 350,
+    "shadowswitch/engines/local/arguments/features.py": 350,
+    "shadowswitch/learning/challenger.py": 350,
+    "shadowswitch/store/spool.py": 325,
+}
+
+
+def test_no_product_module_grows_past_its_ceiling() -> None:
+    """STYLE: small modules named after what they do (under ~300 lines); a docstring says what a
+    module does, not why it is long."""
     long = []
     for path in sorted((ROOT / "shadowswitch").rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        if text.count("\n") > 300 and "lines" not in (ast.get_docstring(ast.parse(text)) or ""):
-            long.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
+        name, lines = path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8").count("\n")
+        if lines > LONG_MODULES.get(name, 300):
+            long.append(f"{name}: {lines} lines (ceiling {LONG_MODULES.get(name, 300)})")
     assert not long, long
+    short = [n for n in LONG_MODULES if not (ROOT / n).exists() or (ROOT / n).read_text().count("\n") <= 300]
+    assert not short, f"split or gone: take them out of LONG_MODULES: {short}"
