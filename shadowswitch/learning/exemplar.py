@@ -21,7 +21,7 @@ from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Read
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
 from shadowswitch.engines.local.conversation import value_origin
-from shadowswitch.learning.state import TurnState
+from shadowswitch.engines.local.turn_state import TurnState
 from shadowswitch.request import ChatView, message_text
 from shadowswitch.store.tables import Exemplar
 
