@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from shadowswitch.access.keys import AgentKey
 from shadowswitch.analysis.pricing import call_cost
-from shadowswitch.store.tables import Decision
+
+if TYPE_CHECKING:
+    from shadowswitch.store.tables import Decision
 
 
 @dataclass(frozen=True)

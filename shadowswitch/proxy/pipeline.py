@@ -13,7 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
@@ -50,9 +50,11 @@ from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_k
 from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
+
+if TYPE_CHECKING:
+    from shadowswitch.server.metrics import Metrics
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"

@@ -8,16 +8,18 @@ import contextlib
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.journal import Journal
 from shadowswitch.store.spool import Spool
 from shadowswitch.store.tables import Decision
 from shadowswitch.store.writes import Insert, Item, Update, encode
+
+if TYPE_CHECKING:
+    from shadowswitch.server.metrics import Metrics
 
 log = logging.getLogger(__name__)
 DRAIN_BATCH = 500  # spooled writes per database transaction
