@@ -183,6 +183,22 @@ def canonical_arguments(arguments: Any) -> str:
     return json.dumps(arguments, sort_keys=True, separators=(",", ":"))
 
 
+def normalise(value: Any) -> Any:
+    """The form two argument values compare equal in: text by its words, case aside; numbers as
+    floats; empty entries left out."""
+    if isinstance(value, str):
+        return " ".join(value.strip().lower().split())
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in value.items() if v not in (None, "", [], {})}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
 def _calls_of(message: dict[str, Any]) -> list[tuple[str, Any]]:
     """(name, arguments) of an assistant message's tool calls, or of its legacy function_call."""
     functions = [c.get("function") for c in message.get("tool_calls") or [] if isinstance(c, dict)]
