@@ -120,7 +120,7 @@ $(INFINITY_VENV)/.installed:
 # The generated reference (docs/policies.md, docs/openapi.json, docs/cli.md): rewrite it after
 # changing the policy models, the API or the commands; tests fail while it is stale.
 docs: install
-	$(PY) -m shadowswitch.server.reference
+	$(PY) -m shadowswitch.cli.reference
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .serving-env.log

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shadowswitch.cli import plugin_commands
-from shadowswitch.server.reference import cli_md, main, openapi_json
+from shadowswitch.cli.reference import cli_md, main, openapi_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def test_check_names_a_stale_file_and_writing_makes_it_current(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(
-        "shadowswitch.server.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"}
+        "shadowswitch.cli.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"}
     )
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()

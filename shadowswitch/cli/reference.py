@@ -1,6 +1,6 @@
 """The generated reference docs: the policy format, the OpenAPI document and the commands.
 
-`python -m shadowswitch.server.reference` (`make docs`) rewrites them from the code; `--check` only says
+`python -m shadowswitch.cli.reference` (`make docs`) rewrites them from the code; `--check` only says
 which are stale. Tests compare each file with what this module renders.
 """
 
@@ -46,7 +46,7 @@ def cli_md() -> str:
 
 
 CLI_INTRO = """\
-<!-- Generated from the command line's own help by `python -m shadowswitch.server.reference` (`make docs`);
+<!-- Generated from the command line's own help by `python -m shadowswitch.cli.reference` (`make docs`);
 tests/test_reference_docs.py fails when this is stale. -->
 
 # The `shadowswitch` command
