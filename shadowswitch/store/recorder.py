@@ -8,9 +8,10 @@ import contextlib
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
+from prometheus_client import Counter, Gauge
 
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.journal import Journal
@@ -18,13 +19,23 @@ from shadowswitch.store.spool import Spool
 from shadowswitch.store.tables import Decision
 from shadowswitch.store.writes import Insert, Item, Update, encode
 
-if TYPE_CHECKING:
-    from shadowswitch.server.metrics import Metrics
-
 log = logging.getLogger(__name__)
 DRAIN_BATCH = 500  # spooled writes per database transaction
 DRAIN_BUDGET_S = 1.0  # per flush, so that readers waiting on flush() are not held long
 RETRY_S = (0.5, 5.0)  # first and longest wait between attempts while the database is away
+
+
+class SpoolMetrics(Protocol):
+    """The spool's instruments (`server.metrics.Metrics` has them)."""
+
+    @property
+    def spool_records(self) -> Gauge: ...
+    @property
+    def spool_bytes(self) -> Gauge: ...
+    @property
+    def spool_written(self) -> Counter: ...
+    @property
+    def spool_dropped(self) -> Counter: ...  # by reason: "full", "rejected"
 
 
 class DecisionRecorder:
@@ -45,7 +56,7 @@ class DecisionRecorder:
         spool_dir: Path | None = None,
         spool_max_bytes: int = 256 * 1024 * 1024,
         timeout_s: float = 5.0,
-        metrics: Metrics | None = None,
+        metrics: SpoolMetrics | None = None,
     ):
         self.store = store
         self.interval_s = interval_s
