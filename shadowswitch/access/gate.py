@@ -24,7 +24,7 @@ from shadowswitch.access.roles import AdminToken, match_admin
 from shadowswitch.errors import ShadowswitchError, Unauthorized
 
 if TYPE_CHECKING:
-    from shadowswitch.store.keys import KeyStore, UsageStore
+    from shadowswitch.access.store import KeyStore, UsageStore
     from shadowswitch.store.tables import Decision
 
 log = logging.getLogger(__name__)
