@@ -19,8 +19,7 @@ from shadowswitch.answers.messages import call_of, local_message, same_call
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Read
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
-from shadowswitch.engines.local.conversation import value_origin
-from shadowswitch.engines.local.turn_state import TurnState
+from shadowswitch.engines.local.conversation import TurnState, value_origin
 from shadowswitch.request import ChatView, message_text, normalise
 from shadowswitch.store.tables import Exemplar
 

@@ -54,7 +54,7 @@ class Pair:
     args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
     arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
     blocked: frozenset[str] = frozenset()  # tools the engine would not serve here, by rule
-    last_tool: str | None = None  # the request's state (`engines/local/turn_state.py`): the head reads it
+    last_tool: str | None = None  # the request's state (`conversation.TurnState`): the head reads it
     last_error: bool = False
     step: int = 0
 

@@ -32,6 +32,7 @@ from shadowswitch.engines.local.conversation import (
     earlier_turns,
     query_text,
     results_this_turn,
+    turn_state,
     value_turn,
 )
 from shadowswitch.engines.local.knowledge import Knowledge
@@ -53,7 +54,6 @@ from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
-from shadowswitch.engines.local.turn_state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
