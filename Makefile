@@ -144,7 +144,7 @@ $(INFINITY_VENV)/.installed:
 # docs/README.md): rewrite it after adding a package or changing the policy models, the API
 # or the commands; tests fail while it is stale.
 docs: lab
-	$(PY) -m shadowswitch.server.reference
+	$(PY) -m shadowswitch.cli.reference
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .serving-env.log

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.local.arguments.grounding import grounded
-from shadowswitch.request import ChatView, message_text
+from shadowswitch.request import ChatView, message_text, normalise
 
 OUTPUT = Path("bench/results/arguments_eval.json")
 BFCL_FILES = (

@@ -1,4 +1,5 @@
-"""One typed view of a Chat Completions request: built once in the API layer, read by every step.
+"""A Chat Completions request: the body's schema, and one typed view of it built once in the API
+layer and read by every step.
 
 Classification, routing, candidates, validation and feedback all read the request through
 this view, so they cannot drift apart (a tool offered through the legacy `functions` field is
@@ -10,11 +11,50 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from shadowswitch.api.schemas import ChatRequest, validated
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
+from shadowswitch.errors import BadRequest, Unprocessable
+
+M = TypeVar("M", bound=BaseModel)
+MAX_TOOLS = 128  # OpenAI's own limit on `tools`
 ToolMode = Literal["auto", "none", "required", "forced"]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[dict[str, Any]] | None = None
+
+
+class Function(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str = Field(min_length=1, max_length=64)
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+
+
+class Tool(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: Literal["function"] = "function"
+    function: Function
+
+
+class ChatRequest(BaseModel):
+    """What shadowswitch reads of a Chat Completions body; the rest passes through untouched."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str | None = None
+    messages: list[Message] = Field(min_length=1)
+    tools: list[Tool] | None = Field(default=None, max_length=MAX_TOOLS)
+    tool_choice: str | dict[str, Any] | None = None
+    functions: list[Function] | None = Field(default=None, max_length=MAX_TOOLS)  # legacy `tools`
+    function_call: str | dict[str, Any] | None = None  # ... and of `tool_choice`
+    response_format: dict[str, Any] | None = None
+    stream: StrictBool | None = None
+    user: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +183,22 @@ def canonical_arguments(arguments: Any) -> str:
     return json.dumps(arguments, sort_keys=True, separators=(",", ":"))
 
 
+def normalise(value: Any) -> Any:
+    """The form two argument values compare equal in: text by its words, case aside; numbers as
+    floats; empty entries left out."""
+    if isinstance(value, str):
+        return " ".join(value.strip().lower().split())
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in value.items() if v not in (None, "", [], {})}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
 def _calls_of(message: dict[str, Any]) -> list[tuple[str, Any]]:
     """(name, arguments) of an assistant message's tool calls, or of its legacy function_call."""
     functions = [c.get("function") for c in message.get("tool_calls") or [] if isinstance(c, dict)]
@@ -177,3 +233,16 @@ def _unique(tools: Any) -> tuple[OfferedTool, ...]:
     for tool in tools:
         seen.setdefault(tool.name, tool)
     return tuple(seen.values())
+
+
+def validated(model: type[M], data: Any) -> M:
+    """Validate `data`, turning the first problem into a 400 naming the field."""
+    if not isinstance(data, dict):
+        raise BadRequest("request body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        param = ".".join(str(p) for p in first["loc"])
+        error = BadRequest if model is ChatRequest else Unprocessable
+        raise error(f"{param}: {first['msg']}", param=param) from None

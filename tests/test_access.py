@@ -100,7 +100,7 @@ def test_limits_let_a_request_through_when_the_database_cannot_count_it() -> Non
     from sqlalchemy import create_engine
 
     from shadowswitch.access.gate import Caller, Gate
-    from shadowswitch.store.keys import KeyStore, UsageStore
+    from shadowswitch.access.store import KeyStore, UsageStore
 
     engine = create_engine("sqlite://")  # no tables: every count fails as a database away does
     gate = Gate(KeyStore(engine), UsageStore(engine), ())

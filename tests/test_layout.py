@@ -1,15 +1,23 @@
 """Import directions: the product never imports the lab (research/ imports shadowswitch, never
-the other way); the domains never import the web layer; only the edges touch torch, the network
-or the database; the tests share their helpers through tests/support only."""
+the other way); no two of its packages import each other; the layers point down the data flow
+and the engine never imports learning; the domains never import the web layer; only the edges
+touch torch, the network or the database; the tests share their helpers through tests/support
+only. The package's own imports are read by grimp (every import, nested ones too)."""
 
 from __future__ import annotations
 
 import ast
+import functools
+import itertools
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
+import grimp
 import pytest
+
+import shadowswitch
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = ("research", "examples", "tests", "bench")
@@ -35,6 +43,141 @@ def test_no_product_module_imports_the_lab() -> None:
     assert offenders == []
 
 
+# The layers of the request's data flow (STYLE.md): each may import those below it, never above.
+# engines/, rollouts/ and learning/ share one; learning/ may import the engine, never the reverse.
+SHARED = ("shadowswitch.engines", "shadowswitch.rollouts", "shadowswitch.learning")
+LAYERS = (
+    "shadowswitch.api",
+    "shadowswitch.proxy",
+    grimp.Layer(*SHARED, independent=False),
+    "shadowswitch.store",
+)
+# Arrows between packages that point against the flow and close a circle, not yet undone, each with
+# the import behind it. Any other circle fails the test, and so does one of these once the arrow
+# is gone: strike it here.
+KNOWN_BACKWARD = {
+    ("shadowswitch.analysis", "shadowswitch.rollouts"): "analysis/report.py reads DecisionPath from "
+    "rollouts/states.py, while rollouts/ramp.py reads analysis' statistics",
+    ("shadowswitch.rollouts", "shadowswitch.server"): "rollouts/outcomes.py imports server/metrics.py "
+    "for an annotation (Metrics)",
+}
+
+
+def import_graph(package: str = "shadowswitch", runtime: bool = False) -> grimp.ImportGraph:
+    """A package's imports of itself, read from its source (a fraction of a second); `runtime`:
+    those made only for type checking (`if TYPE_CHECKING:`) left out."""
+    return grimp.build_graph(package, exclude_type_checking_imports=runtime, cache_dir=None)
+
+
+@functools.cache
+def product_graph() -> grimp.ImportGraph:
+    assert Path(shadowswitch.__file__).parent == ROOT / "shadowswitch"  # this tree, not another copy
+    return import_graph()
+
+
+def package_arrows(package: str, runtime: bool = True) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Which of `package`'s parts (subpackages and root modules) imports which, with the module
+    imports behind each arrow. An entry point (`__main__`) is a program of its own that nothing
+    imports: left out."""
+    graph = import_graph(package, runtime)
+    part = {m: p for p in graph.find_children(package) for m in {p, *graph.find_descendants(p)}}
+    arrows: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module in sorted(m for m in part if not m.endswith(".__main__")):
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported in part and part[imported] != part[module]:
+                arrows.setdefault((part[module], part[imported]), []).append((module, imported))
+    return arrows
+
+
+def shortest_round(ahead: dict[str, set[str]], start: str) -> tuple[str, ...] | None:
+    """The shortest way along the arrows from `start` back to it, or None."""
+    came: dict[str, str] = {}
+    queue = [start]
+    for node in queue:
+        for step in sorted(ahead.get(node, ())):
+            if step == start:
+                way = [node]
+                while way[-1] != start:
+                    way.append(came[way[-1]])
+                return (*reversed(way), start)
+            if step not in came:
+                came[step] = node
+                queue.append(step)
+    return None
+
+
+def circles(arrows: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """The circles the arrows make: through each part, the shortest, from its first part by name."""
+    ahead: dict[str, set[str]] = {}
+    for a, b in arrows:
+        ahead.setdefault(a, set()).add(b)
+    found = set()
+    for start in ahead:
+        if (way := shortest_round(ahead, start)) is not None:
+            parts = way[:-1]
+            first = parts.index(min(parts))
+            found.add((*parts[first:], *parts[:first], parts[first]))
+    return sorted(found)
+
+
+def test_no_two_packages_import_each_other() -> None:
+    """Counted on the imports that run: a name imported only for type checking is an object the
+    process builds and passes in (Settings, Metrics, a store); it loads nothing."""
+    arrows = package_arrows("shadowswitch")
+    assert [arrow for arrow in KNOWN_BACKWARD if arrow not in arrows] == []  # undone: strike it
+    left = {arrow: imports for arrow, imports in arrows.items() if arrow not in KNOWN_BACKWARD}
+    found = circles(left)
+    assert found == [], [[left[hop] for hop in itertools.pairwise(circle)] for circle in found]
+
+
+def test_the_engine_never_imports_learning() -> None:
+    """On every import, those for type checking too: the engine defines the learned state it reads
+    (engines/local/learned_state.py), and learning/ implements it."""
+    graph = product_graph()
+    engines, learning = "shadowswitch.engines", "shadowswitch.learning"
+    assert graph.find_shortest_chains(engines, learning, as_packages=True) == set()
+    assert graph.direct_import_exists(importer=learning, imported=engines, as_packages=True)
+
+
+def test_the_layers_point_down_the_data_flow() -> None:
+    """api → proxy → engines, rollouts, learning → store, on every import, through any module."""
+    illegal = product_graph().find_illegal_dependencies_for_layers(layers=LAYERS)
+    assert sorted(f"{d.importer} -> {d.imported}: {d.routes}" for d in illegal) == []
+
+
+def test_the_graph_checks_see_an_offender(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package whose parts import each other is caught, through a third part too, and a layer
+    importing the one above it; an import made only for type checking is not counted as a circle."""
+    files = {
+        "api/__init__.py": "from toy import store\n",
+        "proxy/__init__.py": "from toy import api\n",  # up a layer
+        "store/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from toy import api\n",
+        "a.py": "from toy import b\n",
+        "b.py": "from toy import c\n",
+        "c.py": "from toy import a\n",
+    }
+    for name, text in {"__init__.py": "", **files}.items():
+        (tmp_path / "toy" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "toy" / name).write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert circles(package_arrows("toy")) == [("toy.a", "toy.b", "toy.c", "toy.a")]
+    assert ("toy.api", "toy.store", "toy.api") in circles(package_arrows("toy", runtime=False))
+    illegal = import_graph("toy").find_illegal_dependencies_for_layers(
+        layers=("toy.api", "toy.proxy", "toy.store")
+    )
+    assert {(d.importer, d.imported) for d in illegal} == {("toy.proxy", "toy.api"), ("toy.store", "toy.api")}
+
+
+def test_the_names_the_layout_checks_exist() -> None:
+    """A check naming a module that moved would pass on nothing: every name here is in the tree."""
+    modules = product_graph().modules
+    named = [*SHARED, "shadowswitch.api", "shadowswitch.proxy", "shadowswitch.store"]
+    named += [n for n in WEB_LAYER if n.startswith("shadowswitch.")]
+    named += [n for arrow in KNOWN_BACKWARD for n in arrow]
+    assert [n for n in named if n not in modules] == []
+    assert [f for f in EDGES + CLIENTS if not (ROOT / f).exists()] == []
+
+
 WEB_LAYER = (
     "shadowswitch.api",
     "shadowswitch.server.app",
@@ -47,7 +190,12 @@ WEB_LAYER = (
 # database's error type is how a pure step says "the database is away".
 EFFECTS = ("torch", "transformers", "litellm", "llama_cpp", "httpx", "openai", "requests", "sqlalchemy")
 EFFECTS += ("sqlmodel", "alembic", "psycopg", "psycopg2", "sqlite3", "huggingface_hub")
-EDGES = ("shadowswitch/engines/", "shadowswitch/store/", "shadowswitch/rollouts/store/")
+EDGES = (
+    "shadowswitch/engines/",
+    "shadowswitch/store/",
+    "shadowswitch/rollouts/store/",
+    "shadowswitch/access/store.py",
+)
 # The CLI is a client of a running proxy (httpx) and starts the server: an edge of its own.
 CLIENTS = ("shadowswitch/cli/",)
 
@@ -61,13 +209,23 @@ def within(name: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def test_the_domains_never_import_the_web_layer() -> None:
+    """Not even through another module of the package."""
+    domains = ("analysis", "answers", "rollouts")
     offenders = [
         f"{path.relative_to(ROOT)} imports {name}"
-        for path in product_modules("analysis", "answers", "rollouts")
+        for path in product_modules(*domains)
         for name in imported_modules(path)
         if within(name, WEB_LAYER)
     ]
     assert offenders == []
+    graph = product_graph()
+    chains = [
+        chain
+        for domain, web in itertools.product(domains, WEB_LAYER)
+        if web.startswith("shadowswitch.")
+        for chain in graph.find_shortest_chains(f"shadowswitch.{domain}", web, as_packages=True)
+    ]
+    assert chains == []
 
 
 def test_only_the_edges_touch_torch_the_network_or_the_database() -> None:

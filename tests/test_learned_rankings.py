@@ -9,10 +9,17 @@ import math
 from typing import Any
 
 from shadowswitch.engines.local.arguments.grounding import Read
+from shadowswitch.engines.local.learned_state import (
+    Ranked,
+    Transform,
+    constant_values,
+    rankings_of,
+    transforms_of,
+)
 from shadowswitch.learning.exemplar import offered_entry
-from shadowswitch.learning.memory import constant_values, learned_constants, rankings_of, transforms_of
-from shadowswitch.learning.transforms import Transform, explained
-from shadowswitch.learning.values import Ranked, fit_rankings, reranked
+from shadowswitch.learning.memory import learned_constants
+from shadowswitch.learning.transforms import explained
+from shadowswitch.learning.values import fit_rankings, reranked
 
 TOOL, PARAM = "lookup_employee", "name"
 

@@ -16,9 +16,10 @@ from shadowswitch.engines.local.arguments.grounding import Filled
 from shadowswitch.engines.local.arguments.learned import learned_values
 from shadowswitch.engines.local.arguments.rewrites import date_patterns, explaining, rewrite
 from shadowswitch.engines.local.knowledge import Knowledge
+from shadowswitch.engines.local.learned_state import Transform
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import call_agreed, learned_constants
-from shadowswitch.learning.transforms import Transform, learned_transforms, select
+from shadowswitch.learning.transforms import learned_transforms, select
 from shadowswitch.request import ChatView
 
 

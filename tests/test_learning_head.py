@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.engines.local.learned_state import Request
 from shadowswitch.learning import deferral
 from shadowswitch.learning.fit import Pair, cross_predict, fit
-from shadowswitch.learning.head import Head, Request, train
+from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.usage import Usage
 
 DIM = 24

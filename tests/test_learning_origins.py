@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from shadowswitch.engines.local.conversation import value_origin
+from shadowswitch.engines.local.learned_state import Transform
 from shadowswitch.learning.fit import Pair, at, decide
 from shadowswitch.learning.memory import Memory
 from shadowswitch.learning.origins import MIN, unreliable_origins, upper_bound, vetoed
-from shadowswitch.learning.transforms import Transform
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.learning import AUTH, cli, send_paced, serves, shadow_proxy

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from shadowswitch.cli import plugin_commands
-from shadowswitch.server.layout import BEGIN, END, layout_md, splice
-from shadowswitch.server.reference import cli_md, main, openapi_json
+from shadowswitch.cli.layout import BEGIN, END, layout_md, splice
+from shadowswitch.cli.reference import cli_md, main, openapi_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,9 +35,9 @@ def test_check_names_a_stale_file_and_writing_makes_it_current(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(
-        "shadowswitch.server.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"}
+        "shadowswitch.cli.reference.GENERATED", {"docs/policies.md": lambda: "the reference\n"}
     )
-    monkeypatch.setattr("shadowswitch.server.reference.SPLICED", {})
+    monkeypatch.setattr("shadowswitch.cli.reference.SPLICED", {})
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs/policies.md").write_text("an old reference\n", encoding="utf-8")

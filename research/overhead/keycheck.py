@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from shadowswitch.access.gate import Gate
+from shadowswitch.access.store import KeyStore, UsageStore
 from shadowswitch.store import db
-from shadowswitch.store.keys import KeyStore, UsageStore
 
 
 async def _time(gate: Gate, headers: dict[str, str], n: int) -> list[float]:

@@ -11,8 +11,9 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
@@ -21,11 +22,14 @@ from shadowswitch.access.keys import AgentKey, KeyCache, key_hash
 from shadowswitch.access.limits import Windows, decision_cost, over_limit
 from shadowswitch.access.roles import AdminToken, match_admin
 from shadowswitch.errors import ShadowswitchError, Unauthorized
-from shadowswitch.store.keys import KeyStore, UsageStore
-from shadowswitch.store.tables import Decision, utcnow
+
+if TYPE_CHECKING:
+    from shadowswitch.access.store import KeyStore, UsageStore
+    from shadowswitch.store.tables import Decision
 
 log = logging.getLogger(__name__)
 KEY_HEADER = "x-shadowswitch-key"
+NOW = partial(datetime.now, UTC)  # the wall clock, in UTC as the store keeps it
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ class Gate:
         required: bool = False,
         ttl_s: float | None = None,
         timeout_s: float = 5.0,
-        clock: Callable[[], datetime] = utcnow,
+        clock: Callable[[], datetime] = NOW,
     ):
         self.keys = keys
         self.usage = usage

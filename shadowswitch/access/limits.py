@@ -1,6 +1,6 @@
 """Per-key limits: requests in the current UTC minute, upstream money in the current UTC day.
 
-Fixed windows, counted in the database by every replica (`store.keys.UsageStore`). Money is
+Fixed windows, counted in the database by every replica (`access.store.UsageStore`). Money is
 counted as the report counts it (`analysis.pricing`): tokens of a non-local answer at LiteLLM's
 price for its upstream model; a local answer costs nothing but counts as a request.
 """
@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from shadowswitch.access.keys import AgentKey
 from shadowswitch.analysis.pricing import call_cost
-from shadowswitch.store.tables import Decision
+
+if TYPE_CHECKING:
+    from shadowswitch.store.tables import Decision
 
 
 @dataclass(frozen=True)

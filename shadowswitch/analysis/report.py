@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -13,11 +14,15 @@ from shadowswitch.analysis.stats import Rate, difference, percentiles, rate
 from shadowswitch.analysis.verdict import Counts, Evidence, verdict_for
 from shadowswitch.answers.messages import call_of
 from shadowswitch.rollouts.states import DecisionPath
-from shadowswitch.server.metrics import reason_kind
 from shadowswitch.store.tables import Decision, Rollout
 
 PATHS: tuple[str, ...] = tuple(DecisionPath)
 NO_TOOL = "__no_tool__"
+
+
+def reason_kind(reason: str) -> str:
+    """`missing_value:city` → `missing_value`, `low_confidence 0.41 < 0.5` → `low_confidence`."""
+    return re.split(r"[\s:]", reason, maxsplit=1)[0]
 
 
 def path_stats(rows: list[Decision]) -> dict[str, Any]:

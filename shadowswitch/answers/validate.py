@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import SchemaError, ValidationError
 
-from shadowswitch.request import ChatView
+from shadowswitch.request import ChatView, normalise
 
 
 @dataclass(frozen=True)
@@ -120,20 +120,6 @@ def _validator(schema_json: str) -> jsonschema.protocols.Validator:
 def agree(a: Call, b: Call) -> bool:
     """Same tool/action and the same arguments after normalising."""
     return a.name == b.name and normalise(a.arguments) == normalise(b.arguments)
-
-
-def normalise(value: Any) -> Any:
-    if isinstance(value, str):
-        return " ".join(value.strip().lower().split())
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, dict):
-        return {k: normalise(v) for k, v in value.items() if v not in (None, "", [], {})}
-    if isinstance(value, list | tuple):
-        return [normalise(v) for v in value]
-    return value
 
 
 __all__ = ["Call", "ValidationError", "Validity", "agree", "check_answer", "schema_problem"]

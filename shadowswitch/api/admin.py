@@ -15,8 +15,9 @@ from fastapi.responses import JSONResponse
 from shadowswitch.access.gate import Caller
 from shadowswitch.api.deps import READER, AdminDep, AppState, StateDep
 from shadowswitch.api.responses import AuditEventOut, DecisionOut, ListedRollout, PolicyReload, RolloutOut
-from shadowswitch.api.schemas import FeedbackRequest, RampCommand, RolloutChange, parse_json, validated
+from shadowswitch.api.schemas import FeedbackRequest, RampCommand, RolloutChange, parse_json
 from shadowswitch.errors import Forbidden, NotFound, PolicyError, Unprocessable
+from shadowswitch.request import validated
 from shadowswitch.store.tables import Rollout
 
 router = APIRouter(prefix="/v1/shadowswitch")

@@ -7,9 +7,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from shadowswitch.api.deps import AgentDep, AppState, StateDep
 from shadowswitch.api.responses import ModelCard, ModelList
-from shadowswitch.api.schemas import ChatRequest, check_chat, openapi_body, parse_json, validated
+from shadowswitch.api.schemas import check_chat, openapi_body, parse_json
 from shadowswitch.proxy.exchange import Incoming, Reply
-from shadowswitch.request import ChatView
+from shadowswitch.request import ChatRequest, ChatView, validated
 
 router = APIRouter()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
@@ -17,11 +17,13 @@ from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.rollouts.outcomes import Outcomes
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.rollouts import RolloutStore
-from shadowswitch.server.metrics import Metrics
-from shadowswitch.server.reload import PolicyReloader
-from shadowswitch.server.settings import Settings
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.recorder import DecisionRecorder
+
+if TYPE_CHECKING:
+    from shadowswitch.server.metrics import Metrics
+    from shadowswitch.server.reload import PolicyReloader
+    from shadowswitch.server.settings import Settings
 
 
 @dataclass

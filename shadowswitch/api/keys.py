@@ -9,7 +9,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from shadowswitch.api.deps import READER, AdminDep, StateDep
-from shadowswitch.api.schemas import parse_json, validated
+from shadowswitch.api.schemas import parse_json
+from shadowswitch.request import validated
 from shadowswitch.store.tables import AgentKey as KeyRow
 
 router = APIRouter(prefix="/v1/shadowswitch/keys")

@@ -7,7 +7,7 @@ The JSON is what the routes returned as plain dicts before: same keys, in the sa
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -15,8 +15,10 @@ from shadowswitch.rollouts.states import RampState
 from shadowswitch.rollouts.store.ramp_state import ramp_json
 from shadowswitch.rollouts.store.ramps import RampStore
 from shadowswitch.rollouts.store.rollouts import iso, read_breaker
-from shadowswitch.server.reload import Reloaded
 from shadowswitch.store.tables import AuditEvent, Decision, Rollout
+
+if TYPE_CHECKING:
+    from shadowswitch.server.reload import Reloaded
 
 
 class Setting(BaseModel):

@@ -3,49 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from shadowswitch.errors import BadRequest, PayloadTooLarge, Unprocessable
-
-M = TypeVar("M", bound=BaseModel)
-MAX_TOOLS = 128  # OpenAI's own limit on `tools`
-
-
-class Message(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
-    content: str | list[dict[str, Any]] | None = None
-
-
-class Function(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    name: str = Field(min_length=1, max_length=64)
-    description: str | None = None
-    parameters: dict[str, Any] | None = None
-
-
-class Tool(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    type: Literal["function"] = "function"
-    function: Function
-
-
-class ChatRequest(BaseModel):
-    """What shadowswitch reads of a Chat Completions body; the rest passes through untouched."""
-
-    model_config = ConfigDict(extra="allow")
-    model: str | None = None
-    messages: list[Message] = Field(min_length=1)
-    tools: list[Tool] | None = Field(default=None, max_length=MAX_TOOLS)
-    tool_choice: str | dict[str, Any] | None = None
-    functions: list[Function] | None = Field(default=None, max_length=MAX_TOOLS)  # legacy `tools`
-    function_call: str | dict[str, Any] | None = None  # ... and of `tool_choice`
-    response_format: dict[str, Any] | None = None
-    stream: StrictBool | None = None
-    user: str | None = None
-    metadata: dict[str, Any] | None = None
+from shadowswitch.errors import BadRequest, PayloadTooLarge
+from shadowswitch.request import ChatRequest
 
 
 def openapi_body(model: type[BaseModel]) -> dict[str, Any]:
@@ -156,16 +119,3 @@ def _check_text(text: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise BadRequest("request body holds an unpaired UTF-16 surrogate (\\ud800-\\udfff)") from None
-
-
-def validated(model: type[M], data: Any) -> M:
-    """Validate `data`, turning the first problem into a 400 naming the field."""
-    if not isinstance(data, dict):
-        raise BadRequest("request body must be a JSON object")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        param = ".".join(str(p) for p in first["loc"])
-        error = BadRequest if model is ChatRequest else Unprocessable
-        raise error(f"{param}: {first['msg']}", param=param) from None

@@ -13,7 +13,7 @@ from rich.table import Table
 from shadowswitch.cli.common import DbOpt, console, err, open_stores
 
 if TYPE_CHECKING:
-    from shadowswitch.store.keys import KeyStore
+    from shadowswitch.access.store import KeyStore
 
 keys_app = typer.Typer(
     help="Agent keys: who may call the proxy (acts on the database).", no_args_is_help=True
@@ -22,7 +22,7 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _store(db: str | None) -> KeyStore:  # imported late: the CLI starts fast
-    from shadowswitch.store.keys import KeyStore
+    from shadowswitch.access.store import KeyStore
 
     rollouts, _ = open_stores(db)
     return KeyStore(rollouts.engine)

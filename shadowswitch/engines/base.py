@@ -10,7 +10,7 @@ from shadowswitch.policy.models import ModelSource, Policy, Upstream
 from shadowswitch.request import ChatView
 
 if TYPE_CHECKING:
-    from shadowswitch.learning.memory import Memory
+    from shadowswitch.engines.local.learned_state import LearnedState
 
 ChoiceKind = Literal["tool", "no_tool", "action", "enum"]
 
@@ -72,7 +72,7 @@ class ModelEngine(Protocol):
 
     It may also have `fill_tool` (see `LocalEngine`); one without cannot fill a tool's arguments."""
 
-    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         """`memory`: the task type's served learned state, when it has one (passed only then)."""
 
     @property
@@ -84,11 +84,11 @@ class LocalEngine(Protocol):
 
     CPU-bound: the pipeline awaits it off the event loop."""
 
-    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         """The choice for this request, by the engine of the policy's model."""
 
     async def fill_tool(
-        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+        self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice | None:
         """The arguments the policy's engine gives `tool`, without ranking; None if it cannot say."""
 

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 RETRY_LOAD_S = 60.0  # a model that failed to load is tried again at most this often
 
 if TYPE_CHECKING:
-    from shadowswitch.learning.memory import Memory
+    from shadowswitch.engines.local.learned_state import LearnedState
 
 
 class EngineSet:
@@ -111,7 +111,7 @@ class EngineSet:
         # a new dict, not a mutation: a worker thread may be iterating the old one
         self.engines = {**self.engines, source: engine}
 
-    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         engine = self._engine(policy.engine.source)
         if engine is None:
             raise EngineError(f"no local engine loaded for model {policy.engine.source}")
@@ -120,7 +120,7 @@ class EngineSet:
         return await engine.decide(request, policy, memory)
 
     async def fill_tool(
-        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+        self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice | None:
         """The arguments the policy's engine gives `tool`; None if it cannot say."""
         # a scripted stand-in may only decide: it cannot fill
@@ -145,11 +145,11 @@ class NullEngine:
     def serves(self, source: ModelSource) -> bool:
         return False
 
-    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         raise EngineError("no local engine is loaded")
 
     async def fill_tool(
-        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+        self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice | None:
         return None
 

@@ -16,13 +16,11 @@ import re
 from typing import Any
 
 from shadowswitch.answers.messages import call_of, local_message, same_call
-from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Read
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
-from shadowswitch.engines.local.conversation import value_origin
-from shadowswitch.learning.state import TurnState
-from shadowswitch.request import ChatView, message_text
+from shadowswitch.engines.local.conversation import TurnState, value_origin
+from shadowswitch.request import ChatView, message_text, normalise
 from shadowswitch.store.tables import Exemplar
 
 NO_TOOL = "__no_tool__"

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.engines.local.learned_state import Unreliable
 from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
 from shadowswitch.learning.deferral import train as train_deferral
 from shadowswitch.learning.head import Head, train
@@ -32,7 +33,7 @@ from shadowswitch.learning.memory import (
     turn_key,
     vote,
 )
-from shadowswitch.learning.origins import Unreliable, vetoed
+from shadowswitch.learning.origins import vetoed
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -53,7 +54,7 @@ class Pair:
     args_status: str  # agree | differ | absent | missing | unknown | none (exemplar.py)
     arguments: dict[str, Any] | None = None  # the upstream's, as the exemplar describes them
     blocked: frozenset[str] = frozenset()  # tools the engine would not serve here, by rule
-    last_tool: str | None = None  # the request's state (`state.TurnState`): the head reads it
+    last_tool: str | None = None  # the request's state (`conversation.TurnState`): the head reads it
     last_error: bool = False
     step: int = 0
 

@@ -82,19 +82,6 @@ class Example(Protocol):
     def step(self) -> int: ...
 
 
-@dataclass(frozen=True)
-class Request:
-    """A request to decide, as the head reads it (the serving side of `Example`)."""
-
-    vector: np.ndarray[Any, Any]
-    zero_shot: dict[str, float]
-    blocked: frozenset[str] = frozenset()
-    last_tool: str | None = None
-    last_error: bool = False
-    step: int = 0
-    label: str = NO_TOOL  # not read when predicting
-
-
 @dataclass
 class Head:
     vocab: list[str]  # candidates seen in training

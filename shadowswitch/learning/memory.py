@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.engines.local.learned_state import Ranked, Request, Unreliable, rankings_of, transforms_of
 from shadowswitch.learning.deferral import Deferral, features
-from shadowswitch.learning.head import Head, Request
-from shadowswitch.learning.origins import Unreliable, unreliable_origins, vetoed
-from shadowswitch.learning.transforms import Transform, explained, learned_transforms
-from shadowswitch.learning.values import Ranked, fit_rankings, reranked
+from shadowswitch.learning.head import Head
+from shadowswitch.learning.origins import unreliable_origins, vetoed
+from shadowswitch.learning.transforms import explained, learned_transforms
+from shadowswitch.learning.values import fit_rankings, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -251,27 +252,6 @@ def _reranked(
         k: reranked(v, rankings[k]) if k in rankings and isinstance(v, Mapping) else v
         for k, v in args.items()
     }
-
-
-def _unwrapped(value: Any) -> Any:
-    return value.then if isinstance(value, Ranked) else value
-
-
-def constant_values(learned: Mapping[str, Any]) -> dict[str, Any]:
-    """A tool's learned values that are constants (its transforms and rankings left out)."""
-    values = {k: _unwrapped(v) for k, v in learned.items()}
-    return {k: v for k, v in values.items() if v is not None and not isinstance(v, Transform)}
-
-
-def transforms_of(learned: Mapping[str, Any]) -> dict[str, str]:
-    """A tool's learned transforms: param → rewrite name."""
-    values = {k: _unwrapped(v) for k, v in learned.items()}
-    return {k: v.name for k, v in values.items() if isinstance(v, Transform)}
-
-
-def rankings_of(learned: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """A tool's learned value rankings: param → feature weights (`values.py`)."""
-    return {k: v.table for k, v in learned.items() if isinstance(v, Ranked)}
 
 
 def usual_parameters(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, list[str]]:

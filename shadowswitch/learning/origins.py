@@ -23,14 +23,13 @@ from typing import Any
 
 from scipy.stats import beta
 
+from shadowswitch.engines.local.learned_state import Unreliable
 from shadowswitch.learning.transforms import explained
 
 NO_TOOL = "__no_tool__"
 MIN = 5  # values from one origin before its record counts
 BELOW = 0.5  # unreliable when its agreement's upper bound is below this
 LEVEL = 0.95
-
-Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins
 
 
 def unreliable_origins(

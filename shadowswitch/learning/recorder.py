@@ -10,11 +10,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from shadowswitch.answers.messages import call_of
 from shadowswitch.engines.base import Choice
-from shadowswitch.engines.local.conversation import called_this_turn
+from shadowswitch.engines.local.conversation import called_this_turn, turn_state
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
 from shadowswitch.learning.served import ServedMemories
-from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from shadowswitch.store.exemplars import ExemplarStore

@@ -12,21 +12,14 @@ call it fixes as agreeing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from shadowswitch.learning.values import Ranked, reranked
+from shadowswitch.engines.local.learned_state import Ranked, Transform
+from shadowswitch.learning.values import reranked
 
 NO_TOOL = "__no_tool__"
 SHARE = 0.95  # the same evidence bar as a learned constant
 MIN = 5
-
-
-@dataclass(frozen=True)
-class Transform:
-    """A parameter's learned value that is a rewrite of the grounded one, not a constant."""
-
-    name: str
 
 
 def learned_transforms(

@@ -21,11 +21,12 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
+
+from shadowswitch.engines.local.learned_state import Weights
 
 NO_TOOL = "__no_tool__"
 MIN = 5  # exemplars whose upstream value was offered, before a parameter's ranking is fitted
@@ -33,21 +34,6 @@ GAIN = 2  # more upstream values picked, cross-validated, than the engine picked
 LAMBDA = 1.0  # L2 strength on the weights: toward the filler's own ranking
 FOLDS = 5
 NEWEST = 200  # exemplars per parameter a ranking is fitted on, the newest
-
-Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """A parameter's learned value that re-orders the text's values; `then` is its other learned
-    value (a transform of the value picked), or None."""
-
-    weights: tuple[tuple[str, float], ...]
-    then: Any = None
-
-    @property
-    def table(self) -> Weights:
-        return dict(self.weights)
 
 
 def offered(entry: Mapping[str, Any]) -> tuple[list[dict[str, float]], int, int] | None:

@@ -6,7 +6,7 @@ When these runs are scheduled, and how many at once, is the pipeline's (`Pipelin
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions
@@ -19,21 +19,57 @@ from shadowswitch.proxy.exchange import Context
 from shadowswitch.proxy.replies import ms_since
 
 if TYPE_CHECKING:
-    from shadowswitch.proxy.pipeline import Pipeline
+    from shadowswitch.engines.base import GenerativeEngine, LocalEngine
+    from shadowswitch.learning.recorder import Learning
+    from shadowswitch.request import ChatView
+    from shadowswitch.server.metrics import Metrics
+    from shadowswitch.store.recorder import DecisionRecorder
+
+
+class Flow(Protocol):
+    """What a comparison uses of the request path (`pipeline.Pipeline`): its engines, recorder and
+    learning as swapped at run time, and the steps it shares with the served answer."""
+
+    @property
+    def recorder(self) -> DecisionRecorder: ...
+    @property
+    def generative(self) -> GenerativeEngine: ...
+    @property
+    def local(self) -> LocalEngine: ...
+    @property
+    def learning(self) -> Learning | None: ...
+    @property
+    def metrics(self) -> Metrics | None: ...
+
+    async def decide(self, request: ChatView, policy: Policy) -> Choice:
+        """The local engine's choice, with the task type's learned state when one is served."""
+        ...
+
+    def learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
+        """A valid generative answer beside the local view of the same request: an exemplar."""
+        ...
+
+    async def outcome(self, policy: Policy, decision_id: str, event: str) -> None:
+        """A local outcome for the breaker."""
+        ...
+
+    def spawn(self, work: Any) -> None:
+        """Run `work` in the background (drained at shutdown)."""
+        ...
 
 
 class Comparisons:
-    def __init__(self, pipeline: Pipeline) -> None:
-        self.pipeline = pipeline  # its engines, recorder and learning, as swapped at run time
+    def __init__(self, flow: Flow) -> None:
+        self.flow = flow
 
     async def local(self, ctx: Context, policy: Policy, served: dict[str, Any]) -> None:
         started = time.perf_counter()
         try:
-            choice = await self.pipeline._decide(ctx.request, policy)
+            choice = await self.flow.decide(ctx.request, policy)
         except Exception as exc:
-            self.pipeline.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
+            self.flow.recorder.update(ctx.decision.id, shadow={"path": "local", "error": str(exc)})
             return
-        self.pipeline._learn(ctx, choice, served)
+        self.flow.learn(ctx, choice, served)
         shadow = {**choice_json(choice), "latency_ms": ms_since(started)}
         agreement = None
         if not choice.abstain_reason:
@@ -41,27 +77,25 @@ class Comparisons:
             shadow["valid"] = check_answer(ctx.request, message, allowed_actions(policy)).valid
             agreement = self.pair(ctx, message, served)
         fields = {"shadow": shadow, "agreement": agreement, "state_version": choice.trace.memory_version}
-        self.pipeline.recorder.update(ctx.decision.id, **fields)
+        self.flow.recorder.update(ctx.decision.id, **fields)
         if agreement is False and policy.breaker.count_disagreement:
-            await self.pipeline._outcome(policy, ctx.decision.id, "disagree")
+            await self.flow.outcome(policy, ctx.decision.id, "disagree")
 
     async def generative(self, ctx: Context, choice: Choice) -> None:
         started = time.perf_counter()
         try:
-            body = await self.pipeline.generative.complete(ctx.request.raw, ctx.upstream)
+            body = await self.flow.generative.complete(ctx.request.raw, ctx.upstream)
         except ShadowswitchError as exc:
-            self.pipeline.recorder.update(
-                ctx.decision.id, shadow={"path": "generative", "error": exc.message}
-            )
+            self.flow.recorder.update(ctx.decision.id, shadow={"path": "generative", "error": exc.message})
             return
         message = wire.message_of(body)
         agreement = self.pair(ctx, local_message(choice, ctx.request.legacy_functions), message)
         validity = check_answer(ctx.request, message, allowed_actions(ctx.policy))
-        if validity.valid and self.pipeline.learning and ctx.policy is not None:
-            observe = self.pipeline.learning.observe(
-                ctx.policy, ctx.decision.id, ctx.request, choice, message, self.pipeline.local
+        if validity.valid and self.flow.learning and ctx.policy is not None:
+            observe = self.flow.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, message, self.flow.local
             )
-            self.pipeline._spawn(observe)
+            self.flow.spawn(observe)
         usage = body.get("usage") or {}
         shadow = {
             "path": "generative",
@@ -71,13 +105,13 @@ class Comparisons:
             "prompt_tokens": usage.get("prompt_tokens"),
             "completion_tokens": usage.get("completion_tokens"),
         }
-        self.pipeline.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
+        self.flow.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
         if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
-            await self.pipeline._outcome(ctx.policy, ctx.decision.id, "disagree")
+            await self.flow.outcome(ctx.policy, ctx.decision.id, "disagree")
 
     def pair(self, ctx: Context, local: dict[str, Any], generative: dict[str, Any]) -> bool:
         """Both paths' answers to one request: count the pair; agreement is on the whole call."""
         call = same_call(local, generative)
-        if self.pipeline.metrics:
-            self.pipeline.metrics.observe_pair(ctx.task_type, same_tool(local, generative), call)
+        if self.flow.metrics:
+            self.flow.metrics.observe_pair(ctx.task_type, same_tool(local, generative), call)
         return call

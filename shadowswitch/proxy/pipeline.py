@@ -12,7 +12,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
@@ -49,9 +49,11 @@ from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_k
 from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
+
+if TYPE_CHECKING:
+    from shadowswitch.server.metrics import Metrics
 
 log = logging.getLogger(__name__)
 BREAKER_OPENED = "rollout_changed: no longer routed locally (breaker tripped) when the answer was ready"
@@ -90,7 +92,7 @@ class Pipeline:
         ctx = self._context(incoming)
         self.inflight.track_request()
         if self.outcomes:
-            self._spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
+            self.spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
         try:
             if ctx.route == Route.LOCAL and ctx.policy is not None:
                 reply = await self._try_local(ctx, ctx.policy)
@@ -148,7 +150,7 @@ class Pipeline:
     async def _try_local(self, ctx: Context, policy: Policy) -> Reply | None:
         """Serve from the local engine, or return None to fall back to the generative path."""
         try:
-            choice = await self._decide(ctx.request, policy)
+            choice = await self.decide(ctx.request, policy)
         except UnsupportedRequest as exc:  # the request's fault, not the engine's: an abstention
             ctx.decision.abstain_reason = f"unsupported: {exc.message}"
             await self._fall_back(ctx, policy, "abstain")
@@ -204,14 +206,14 @@ class Pipeline:
                 ctx.decision.abstain_reason = ctx.decision.abstain_reason or BREAKER_OPENED
                 return False
             if counts_as(event, policy.breaker) is False:  # a failure: the next request must see it
-                await self._outcome(policy, ctx.decision.id, event)
+                await self.outcome(policy, ctx.decision.id, event)
             else:
                 self._local_event(policy, ctx.decision.id, event)
             return True
 
     def _local_event(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
-            self._spawn(self.outcomes.local_outcome(policy, decision_id, event))
+            self.spawn(self.outcomes.local_outcome(policy, decision_id, event))
 
     # -- generative ----------------------------------------------------------------------
 
@@ -274,19 +276,19 @@ class Pipeline:
         if ctx.route == Route.SHADOW and ctx.policy is not None and self._local_serves(ctx.policy):
             self._compare(ctx, "local", self.comparisons.local(ctx, ctx.policy, message))
         if ctx.abstained is not None and ctx.upstream_request is None:
-            self._learn(ctx, ctx.abstained, message)  # the upstream answered what the engine would not
+            self.learn(ctx, ctx.abstained, message)  # the upstream answered what the engine would not
 
-    async def _decide(self, request: ChatView, policy: Policy) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy) -> Choice:
         """The local engine's choice, with the task type's learned state when one is served."""
         memory = self.learning.memory(policy) if self.learning else None
         if memory is None:
             return await self.local.decide(request, policy)
         return await self.local.decide(request, policy, memory)
 
-    def _learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
+    def learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
         """A valid generative answer beside the local view of the same request: an exemplar."""
         if self.learning and ctx.policy is not None and ctx.decision.valid:
-            self._spawn(self._observe(ctx, ctx.policy, choice, generative))
+            self.spawn(self._observe(ctx, ctx.policy, choice, generative))
 
     async def _observe(
         self, ctx: Context, policy: Policy, choice: Choice, generative: dict[str, Any]
@@ -313,11 +315,11 @@ class Pipeline:
             if self.metrics:
                 self.metrics.comparisons_skipped.labels(ctx.task_type).inc()
 
-    async def _outcome(self, policy: Policy, decision_id: str, event: str) -> None:
+    async def outcome(self, policy: Policy, decision_id: str, event: str) -> None:
         if self.outcomes:
             await self.outcomes.local_outcome(policy, decision_id, event)
 
-    def _spawn(self, work: Any) -> None:
+    def spawn(self, work: Any) -> None:
         self.inflight.spawn(work)
 
     async def drain(self) -> None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shadowswitch.answers import wire
 from shadowswitch.errors import ShadowswitchError
 from shadowswitch.proxy.exchange import Context, Reply
-from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
+
+if TYPE_CHECKING:
+    from shadowswitch.server.metrics import Metrics
 
 CUT_OFF = "cancelled before it was answered: the server is shutting down; retry"
 

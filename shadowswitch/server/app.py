@@ -23,6 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
 from shadowswitch.access.gate import Gate
+from shadowswitch.access.store import KeyStore, UsageStore
 from shadowswitch.api import admin, chat, dashboard, health, keys, report
 from shadowswitch.api import learning as learning_api
 from shadowswitch.api.deps import AppState
@@ -51,7 +52,6 @@ from shadowswitch.server.settings import Settings
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore
-from shadowswitch.store.keys import KeyStore, UsageStore
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.spool import default_dir as default_spool_dir
 from shadowswitch.store.tables import utcnow

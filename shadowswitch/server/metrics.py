@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from shadowswitch.analysis.report import reason_kind
 from shadowswitch.rollouts.states import BreakerTransition, Circuit, RolloutMode
 from shadowswitch.store.tables import Decision, Rollout
-
-
-def reason_kind(reason: str) -> str:
-    """`missing_value:city` → `missing_value`, `low_confidence 0.41 < 0.5` → `low_confidence`."""
-    return re.split(r"[\s:]", reason, maxsplit=1)[0]
-
 
 BREAKER_STATES = tuple(Circuit)
 BREAKER_EVENTS = tuple(BreakerTransition)

@@ -8,11 +8,11 @@ import contextlib
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
+from prometheus_client import Counter, Gauge
 
-from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.journal import Journal
 from shadowswitch.store.spool import Spool
@@ -23,6 +23,19 @@ log = logging.getLogger(__name__)
 DRAIN_BATCH = 500  # spooled writes per database transaction
 DRAIN_BUDGET_S = 1.0  # per flush, so that readers waiting on flush() are not held long
 RETRY_S = (0.5, 5.0)  # first and longest wait between attempts while the database is away
+
+
+class SpoolMetrics(Protocol):
+    """The spool's instruments (`server.metrics.Metrics` has them)."""
+
+    @property
+    def spool_records(self) -> Gauge: ...
+    @property
+    def spool_bytes(self) -> Gauge: ...
+    @property
+    def spool_written(self) -> Counter: ...
+    @property
+    def spool_dropped(self) -> Counter: ...  # by reason: "full", "rejected"
 
 
 class DecisionRecorder:
@@ -43,7 +56,7 @@ class DecisionRecorder:
         spool_dir: Path | None = None,
         spool_max_bytes: int = 256 * 1024 * 1024,
         timeout_s: float = 5.0,
-        metrics: Metrics | None = None,
+        metrics: SpoolMetrics | None = None,
     ):
         self.store = store
         self.interval_s = interval_s

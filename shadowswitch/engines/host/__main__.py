@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from shadowswitch.engines.host.server import run
+from shadowswitch.server.settings import Settings
 
 
 def main() -> None:
@@ -13,7 +14,7 @@ def main() -> None:
     parser.add_argument("--socket", type=Path, required=True, help="Unix socket to serve the workers on")
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args()
-    run(args.socket, args.log_level)
+    run(args.socket, Settings(), args.log_level)  # the same environment as the workers'
 
 
 if __name__ == "__main__":

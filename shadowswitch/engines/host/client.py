@@ -17,7 +17,7 @@ from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 
 if TYPE_CHECKING:
-    from shadowswitch.learning.memory import Memory
+    from shadowswitch.engines.local.learned_state import LearnedState
 
 log = logging.getLogger(__name__)
 BASE = "http://engine"  # the host part of a URL on a Unix socket is never looked up
@@ -62,11 +62,11 @@ class SharedEngine:
     def ready(self) -> bool:
         return True  # a request that finds it away falls back without counting (`EngineUnavailable`)
 
-    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         return await self._ask(wire.Job(request, policy), memory)
 
     async def fill_tool(
-        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+        self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice:
         return await self._ask(wire.Job(request, policy, tool), memory)
 
@@ -81,7 +81,7 @@ class SharedEngine:
         except (httpx.HTTPError, ValueError, KeyError):
             return None  # unsure: no rewrite is explained by it
 
-    async def _ask(self, job: wire.Job, memory: Memory | None) -> Choice:
+    async def _ask(self, job: wire.Job, memory: LearnedState | None) -> Choice:
         if memory is not None:
             job.memory_digest, data = await anyio.to_thread.run_sync(self.digests.of, memory)
         answer = await self._post(job)

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from starlette.applications import Starlette
@@ -30,16 +30,28 @@ from shadowswitch.engines.host import wire
 from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
 from shadowswitch.policy.models import ModelSource
-from shadowswitch.server.settings import Settings
 
 log = logging.getLogger(__name__)
 MEMORIES = 64  # learned states kept by digest: a few per task type, across every worker
 
 
+class HostSettings(Protocol):
+    """What the engine host reads of the process's settings (`server.settings.Settings`)."""
+
+    @property
+    def policies(self) -> Path: ...  # the models they name are loaded
+    @property
+    def calibration(self) -> Path: ...
+    @property
+    def knowledge(self) -> tuple[str, ...]: ...
+    @property
+    def model_cache(self) -> Path | None: ...
+
+
 class Host:
     """The engine set, loaded off the event loop, and the learned states the workers sent."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: HostSettings) -> None:
         self.settings = settings
         self.engines: EngineSet | None = None
         self.memories: LRU[str, Any] = LRU(MEMORIES)
@@ -138,12 +150,13 @@ def exit_with_parent(parent: int, every_s: float = 1.0) -> None:
     threading.Thread(target=watch, name="exit with parent", daemon=True).start()
 
 
-def run(socket: Path, log_level: str = "info") -> None:
+def run(socket: Path, settings: HostSettings, log_level: str = "info") -> None:
+    """Serve the engine on `socket` with the process's `settings` (read by the entry point)."""
     import uvicorn
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     exit_with_parent(os.getppid())
     with contextlib.suppress(FileNotFoundError):
         socket.unlink()  # a socket left by an engine that was killed
-    app = create_host_app(Host(Settings()))
+    app = create_host_app(Host(settings))
     uvicorn.run(app, uds=str(socket), log_level=log_level.lower(), timeout_keep_alive=75)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from shadowswitch.request import ChatView, message_text
@@ -103,6 +104,33 @@ def called_this_turn(request: ChatView, tool_error: str) -> set[str]:
             if result is None or not failed.search(result):
                 done.add(name)
     return done
+
+
+@dataclass(frozen=True)
+class TurnState:
+    """The request's state within its user turn, which the trained choice model reads besides its words."""
+
+    last_tool: str | None  # the last tool called since the last user message
+    last_error: bool  # its result matched the policy's `feedback.tool_error_regex`
+    step: int  # assistant messages since the last user message (0: the turn's first step)
+
+
+def turn_state(request: ChatView, tool_error: str) -> TurnState:
+    after = _after_last_user(request.messages)
+    step = sum(m.get("role") == "assistant" for m in after)
+    last: tuple[str, str] | None = None
+    for message in after:
+        if message.get("role") == "assistant":
+            calls = _named_calls(message)
+            last = calls[-1] if calls else last
+    if last is None:
+        return TurnState(None, False, step)
+    call_id, name = last
+    results = (m for m in after if m.get("role") in ("tool", "function"))
+    result = next(
+        (message_text(m) for m in results if str(m.get("tool_call_id") or m.get("name")) == call_id), None
+    )
+    return TurnState(name, result is not None and bool(re.search(tool_error, result)), step)
 
 
 def _after_last_user(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:

@@ -32,10 +32,12 @@ from shadowswitch.engines.local.conversation import (
     earlier_turns,
     query_text,
     results_this_turn,
+    turn_state,
     value_turn,
 )
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
+from shadowswitch.engines.local.learned_state import LearnedState, Request, rankings_of
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime.bridge import (
     BridgedEncoder,
@@ -52,9 +54,6 @@ from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
-from shadowswitch.learning.head import Request
-from shadowswitch.learning.memory import Memory, rankings_of
-from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
@@ -67,7 +66,7 @@ KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 class Job:
     request: ChatView
     policy: Policy
-    memory: Memory | None = None  # the task type's learned state, if one is served
+    memory: LearnedState | None = None  # the task type's learned state, if one is served
     tool: str | None = None  # fill this offered tool's arguments, no ranking (learning's pairs)
 
 
@@ -160,7 +159,7 @@ class Decider:
         policy: Policy,
         query: Any = None,
         cset: CandidateSet | None = None,
-        memory: Memory | None = None,
+        memory: LearnedState | None = None,
     ) -> Choice:
         clock = Clock()
         if cset is None:
@@ -202,7 +201,7 @@ class Decider:
         return clock.stamp(choice)
 
     def fill_tool(
-        self, request: ChatView, policy: Policy, cset: CandidateSet, tool: str, memory: Memory | None
+        self, request: ChatView, policy: Policy, cset: CandidateSet, tool: str, memory: LearnedState | None
     ) -> Choice:
         """The arguments this engine would give `tool` (the upstream's choice, when the engine
         chose another): whether they agree is what learning needs to know of that pair."""
@@ -240,7 +239,7 @@ class Decider:
         ranking: Ranking,
         request: ChatView,
         policy: Policy,
-        memory: Memory | None = None,
+        memory: LearnedState | None = None,
         gates: dict[str, float] | None = None,
         judged: Callable[[str, float, float, float], float] | None = None,
     ) -> Choice:
@@ -273,7 +272,7 @@ class Decider:
         return choice
 
     def _fill(
-        self, best: Candidate, request: ChatView, policy: Policy, memory: Memory | None = None
+        self, best: Candidate, request: ChatView, policy: Policy, memory: LearnedState | None = None
     ) -> Choice:
         if best.kind == "no_tool":
             return Choice("no_tool", None, fill_generative=True)
@@ -342,7 +341,7 @@ class Decider:
 
 
 def _threshold_reason(
-    confidence: float, gap: float, count: int, policy: Policy, memory: Memory | None = None
+    confidence: float, gap: float, count: int, policy: Policy, memory: LearnedState | None = None
 ) -> str | None:
     """The policy's thresholds, or the learned state's (fitted to `engine.target_agreement`)."""
     floor = memory.min_confidence if memory else policy.engine.min_confidence

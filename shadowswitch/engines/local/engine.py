@@ -22,7 +22,7 @@ from shadowswitch.request import ChatView
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from shadowswitch.learning.memory import Memory
+    from shadowswitch.engines.local.learned_state import LearnedState
 
 
 class ChoiceEngine:
@@ -44,7 +44,7 @@ class ChoiceEngine:
         self._multilingual: Decider | None = None
         self.worker: Worker[Job, Choice] = Worker(self._run, max_batch)
 
-    async def decide(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         for tool in request.tools:  # a schema it cannot read: abstain, rather than fail on it
             reason = unsupported(tool.parameters)
             if reason:
@@ -52,7 +52,7 @@ class ChoiceEngine:
         return await self.worker.submit(Job(request, policy, memory))
 
     async def fill_tool(
-        self, request: ChatView, policy: Policy, tool: str, memory: Memory | None = None
+        self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice:
         """The arguments the engine gives `tool`, without ranking (learning's pairs)."""
         return await self.worker.submit(Job(request, policy, memory, tool))
@@ -62,7 +62,7 @@ class ChoiceEngine:
         (learning's `region` rewrite must say what the engine would write)."""
         return self.engine.filler.knowledge.region_of(name)
 
-    def decide_sync(self, request: ChatView, policy: Policy, memory: Memory | None = None) -> Choice:
+    def decide_sync(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
         """For scripts and benchmarks: the same decision on the caller's thread."""
         return self._run([Job(request, policy, memory)])[0]
 

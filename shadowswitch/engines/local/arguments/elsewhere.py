@@ -26,11 +26,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.local.arguments.grounding import Filled, Source, Value, in_message
 from shadowswitch.engines.local.arguments.params import Param, params_of
 from shadowswitch.engines.local.arguments.results import Keyed, keyed_values, read_result
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.request import normalise
 
 FillText = Callable[[dict[str, Any], str], Filled]  # parameters, a text → what that text gives
 KINDS = ("string", "integer", "number", "enum")

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Filled
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, rewrite
 from shadowswitch.engines.local.conversation import value_origin
+from shadowswitch.engines.local.learned_state import constant_values, transforms_of
 from shadowswitch.engines.local.schema import is_valid
-from shadowswitch.learning.memory import constant_values, transforms_of
 
 if TYPE_CHECKING:
-    from shadowswitch.learning.memory import Memory
+    from shadowswitch.engines.local.learned_state import LearnedState
     from shadowswitch.request import ChatView
 
 UNRELIABLE_PREFIX = "unreliable_value:"
 
 
-def with_usual(parameters: dict[str, Any], memory: Memory, tool: str) -> dict[str, Any]:
+def with_usual(parameters: dict[str, Any], memory: LearnedState, tool: str) -> dict[str, Any]:
     """The tool's schema with the parameters the upstream always sets made required (those a
     learned constant supplies excepted): the engine fills them from the text or abstains."""
     constants = constant_values(memory.constants.get(tool, {}))
@@ -38,7 +38,7 @@ def learned_values(
     version: int,
     region_of: RegionOf | None = None,
 ) -> None:
-    """The tool's learned values (`memory.learned_constants`) applied to what the text filled.
+    """The tool's learned values (`learning.memory.learned_constants`) applied to what the text filled.
 
     A learned transform rewrites a value read from the conversation (`GROUNDED`); one it cannot
     rewrite, or whose rewrite does not fit the parameter's schema, is taken out and the parameter

@@ -1,7 +1,7 @@
 """The generated reference docs: the policy format, the OpenAPI document, the commands and the
 package layout (a block of docs/README.md).
 
-`python -m shadowswitch.server.reference` (`make docs`) rewrites them from the code; `--check` only says
+`python -m shadowswitch.cli.reference` (`make docs`) rewrites them from the code; `--check` only says
 which are stale. Tests compare each file with what this module renders.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from shadowswitch.server.layout import layout_md, splice
+from shadowswitch.cli.layout import layout_md, splice
 
 
 def policies_md() -> str:
@@ -49,7 +49,7 @@ def cli_md() -> str:
 
 
 CLI_INTRO = """\
-<!-- Generated from the command line's own help by `python -m shadowswitch.server.reference` (`make docs`);
+<!-- Generated from the command line's own help by `python -m shadowswitch.cli.reference` (`make docs`);
 tests/test_reference_docs.py fails when this is stale. -->
 
 # The `shadowswitch` command

@@ -1,0 +1,117 @@
+"""What the engine asks of a task type's learned state, and the learned values it applies.
+
+`learning/` builds the state from shadow pairs (`learning.memory.Memory` implements
+`LearnedState`) and imports the engine; the engine reads a state only through this interface and
+never imports `learning/`. A state ranks the request as its trained choice model reads it
+(`Request`), mixes its neighbours' vote into the probabilities, gates the confidence by how often
+the engine's whole call agreed for requests this close, and carries per tool the values the
+filler applies (`arguments/learned.py`): a constant, a `Transform` of the value read from the
+text, or a `Ranked` re-ordering of the values the text offers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
+
+Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
+Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request to decide, as the trained choice model reads it (the serving side of
+    `learning.head.Example`)."""
+
+    vector: np.ndarray[Any, Any]
+    zero_shot: dict[str, float]
+    blocked: frozenset[str] = frozenset()
+    last_tool: str | None = None
+    last_error: bool = False
+    step: int = 0
+    label: str = NO_TOOL_ID  # not read when predicting
+
+
+class LearnedState(Protocol):
+    """One task type's served state, as the decider and the filler read it."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def encoder(self) -> str: ...  # the encoder its vectors come from: another's are not comparable
+    @property
+    def min_confidence(self) -> float: ...  # the fitted threshold on the mixed confidence
+    @property
+    def constants(self) -> dict[str, dict[str, Any]]: ...  # tool → param → learned value
+    @property
+    def usual(self) -> dict[str, list[str]]: ...  # tool → params the upstream always sets
+    @property
+    def unreliable(self) -> Unreliable: ...
+
+    def similarities(self, query: np.ndarray[Any, Any], called: Iterable[str] = ()) -> np.ndarray[Any, Any]:
+        """Cosine of the query to each exemplar at the same point of its user turn."""
+        ...
+
+    def start(self, request: Request) -> dict[str, float]:
+        """The probabilities the vote is mixed into."""
+        ...
+
+    def mix(self, sims: np.ndarray[Any, Any], zero_shot: Mapping[str, float]) -> dict[str, float]:
+        """The starting probabilities with the neighbours' vote mixed in."""
+        ...
+
+    def call_rate(self, sims: np.ndarray[Any, Any], tool: str) -> float:
+        """How likely the engine's whole call of `tool` agrees, for a request this close."""
+        ...
+
+    def confidence(
+        self, chosen: str, p: float, margin: float, gate: float, zero_shot: Mapping[str, float], after: bool
+    ) -> float:
+        """What the threshold is applied to."""
+        ...
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A parameter's learned value that is a rewrite of the grounded one, not a constant."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A parameter's learned value that re-orders the text's values; `then` is its other learned
+    value (a transform of the value picked), or None."""
+
+    weights: tuple[tuple[str, float], ...]
+    then: Any = None
+
+    @property
+    def table(self) -> Weights:
+        return dict(self.weights)
+
+
+def _unwrapped(value: Any) -> Any:
+    return value.then if isinstance(value, Ranked) else value
+
+
+def constant_values(learned: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool's learned values that are constants (its transforms and rankings left out)."""
+    values = {k: _unwrapped(v) for k, v in learned.items()}
+    return {k: v for k, v in values.items() if v is not None and not isinstance(v, Transform)}
+
+
+def transforms_of(learned: Mapping[str, Any]) -> dict[str, str]:
+    """A tool's learned transforms: param → rewrite name."""
+    values = {k: _unwrapped(v) for k, v in learned.items()}
+    return {k: v.name for k, v in values.items() if isinstance(v, Transform)}
+
+
+def rankings_of(learned: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """A tool's learned value rankings: param → feature weights (`learning/values.py`)."""
+    return {k: v.table for k, v in learned.items() if isinstance(v, Ranked)}
