@@ -88,7 +88,7 @@ def keys_list(
 
 @keys_app.command("revoke")
 def keys_revoke(name: Annotated[str, typer.Argument(help="The key's name")], db: DbOpt = None) -> None:
-    """Revoke a key: every server refuses it within SHADOWSWITCH_KEY_CACHE_TTL_S (2 s)."""
+    """Revoke a key: every server refuses it within SHADOWSWITCH_KEY_CACHE_TTL_S (2 s), by the clock."""
     from shadowswitch.errors import ShadowswitchError
 
     try:
