@@ -9,7 +9,10 @@ there) and misread (a wrong value over any part of the phrase), and the first mi
   and read back by languages.en.numbers;
 - `en_dates`: relative-day phrases over a grid of todays, against dateparser (BSD);
 - `sentences`: those phrases inside sentences with other numbers and dates around them, read by
-  the whole extraction (arguments.extract).
+  the whole extraction (arguments.extract);
+- `en_relative`, `zh_relative`: counted relative days ("two weeks from today", "a week on
+  Monday", 两周后, 下个月三号) and phrases that name no one day, alone and in sentences, against
+  dateparser (research/readers/relative.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from research.readers.relative import relative_battery
 from research.readers.words import number_words
 
 Found = list[tuple[Any, int, int]]  # value, start, end
@@ -175,6 +179,7 @@ def battery(size: str = "full") -> dict[str, Any]:
         "en_numbers_no_commas": en_numbers(en, commas=False).summary(),
         "en_dates": en_dates(days).summary(),
         "sentences": sentences([c for c in phrases + numbers if c[3] is not None]).summary(),
+        **relative_battery(days),
     }
 
 

@@ -10,7 +10,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from research.readers.battery import FRAMES, date_phrases, en_dates, en_numbers, oracle, sentences, zh_numbers
+from research.readers.relative import (
+    EN_FRAMES,
+    ZH_FRAMES,
+    Case,
+    en_cases,
+    judge,
+    relative_battery,
+    truth,
+    zh_cases,
+    zh_truth,
+)
 from research.readers.words import number_words
+from shadowswitch.engines.local.arguments.extract import extract
 
 SAMPLE = random.Random(5)
 
@@ -53,3 +65,38 @@ def test_a_relative_day_in_a_sentence_is_read_right_or_not_at_all(
 def test_a_number_in_words_in_a_sentence_is_read_right_or_not_at_all(n: int, frame: str) -> None:
     tally = sentences([(number_words(n), frame, date(2024, 5, 1) + timedelta(days=n % 7), n)])
     assert tally.misread == 0, tally.examples
+
+
+def test_two_weeks_from_today_is_today_plus_fourteen_days_never_today() -> None:
+    today = date(2026, 12, 5)
+    spans = extract("two weeks from today works for the meeting", today=today)
+    days = {s.value for s in spans if s.kind == "date" and str(s.value)[:4].isdigit()}
+    assert days == {"2026-12-19"}
+
+
+def test_relative_days_counted_from_a_day_agree_with_dateparser_or_are_not_read() -> None:
+    days = [date(2024, 1, 31), date(2024, 2, 29), date(2025, 6, 13), date(2026, 12, 5)]
+    battery = relative_battery(days, frames=False)
+    for language in ("en_relative", "zh_relative"):
+        tally = battery[language]
+        assert tally["total"]["misread"] == 0, tally["misread_examples"]
+        assert tally["total"]["read"] > 0.8 * tally["total"]["cases"], tally["families"]
+        assert tally["families"]["no one day"]["read"] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=st.sampled_from(en_cases()), frame=st.sampled_from(EN_FRAMES), today=DAYS)
+def test_a_counted_relative_day_in_a_sentence_is_read_right_or_not_at_all(
+    case: Case, frame: str, today: date
+) -> None:
+    tally = judge([(case, today, truth(case, today))], (frame,))
+    assert tally["total"]["misread"] == 0, tally["misread_examples"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=st.sampled_from(zh_cases()), frame=st.sampled_from(ZH_FRAMES), today=DAYS)
+def test_a_counted_relative_day_in_chinese_is_read_right_or_not_at_all(
+    case: Case, frame: str, today: date
+) -> None:
+    tally = judge([(case, today, zh_truth(case, today))], (frame,))
+    assert tally["total"]["misread"] == 0, tally["misread_examples"]
