@@ -11,6 +11,7 @@ none of them is read.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date, timedelta
 
 from text_to_num import text2num
@@ -30,8 +31,8 @@ MODIFIERS: dict[str, int] = _TABLE["modifiers"]
 DateSpan = tuple[str, str, int, int]  # surface, value, start, end
 
 
-def _either(words: object) -> str:
-    return "|".join(sorted(map(str, words), key=len, reverse=True))  # type: ignore[call-overload]
+def _either(words: Iterable[str]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))  # the longest first: "days" before "day"
 
 
 _CARDINAL = rf"(?:{_either(CARDINALS)})"
