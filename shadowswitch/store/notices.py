@@ -37,20 +37,22 @@ async def listen(db_url: str, channel: str, on_notice: Callable[[], None], retry
     import psycopg
 
     dsn = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
-    missed = False
+    missed = lost = False
     while True:
         try:
-            async with await psycopg.AsyncConnection.connect(
-                dsn, autocommit=True, connect_timeout=10
-            ) as conn:
-                await conn.execute(f'LISTEN "{channel}"')
+            async with await psycopg.AsyncConnection.connect(dsn, autocommit=True, connect_timeout=10) as c:
+                await c.execute(f'LISTEN "{channel}"')
                 if missed:
                     on_notice()
-                async for _ in conn.notifies():
+                if lost:
+                    log.info("listening for notices on %s again", channel)
+                lost = False
+                async for _ in c.notifies():
                     on_notice()
         except psycopg.Error as exc:
-            log.warning(
-                "no notices on %s (%s); listening again in %g s", channel, type(exc).__name__, retry_s
-            )
+            if not lost:  # once an outage, not every retry
+                why = type(exc).__name__
+                log.warning("no notices on %s (%s); trying again every %g s", channel, why, retry_s)
+            lost = True
         missed = True
         await asyncio.sleep(retry_s)
