@@ -10,7 +10,7 @@ weekend", "three days later", "a couple of weeks from today") have no truth: any
 them is a misread.
 
 Per family: cases, read (the right day at the phrase's place), abstained (no day there) and
-misread (a wrong day over any part of the phrase).
+misread (a wrong day over any part of the phrase), judged as battery.Tally judges every reader.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
 from typing import Any
+
+from research.readers.tally import Tally
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 # count as written, its value
@@ -126,50 +128,30 @@ def zh_truth(case: Case, today: date) -> date | None:
     return parsed(f"{d} {name} {today.year + year}", today)
 
 
-@dataclass
-class Count:
-    cases: int = 0
-    read: int = 0
-    abstained: int = 0
-    misread: int = 0
-
-    def judge(self, right: date | None, found: list[str], examples: list[str], text: str) -> None:
-        self.cases += 1
-        wrong = [v for v in found if right is None or v != right.isoformat()]
-        if wrong:
-            self.misread += 1
-            if len(examples) < 10:
-                examples.append(f"{text!r}: {right} read as {wrong[0]}")
-        elif found:
-            self.read += 1
-        else:
-            self.abstained += 1
-
-
 def judge(cases: Iterable[tuple[Case, date, date | None]], frames: tuple[str, ...]) -> dict[str, Any]:
     """Each case alone and in each frame, read by the whole extraction on its day."""
     from shadowswitch.engines.local.arguments.extract import extract
 
-    families: dict[str, Count] = {}
-    examples: list[str] = []
-    total = Count()
+    families: dict[str, Tally] = {}
+    total = Tally()
     for case, today, right in cases:
         for frame in ("{x}", *frames):
             text = frame.format(x=case.phrase)
-            start = text.index(case.phrase)
-            end = start + len(case.phrase)
-            found = [
-                s.value
-                for s in extract(text, today=today)
-                if s.kind == "date" and _day(s.value) and s.start < end and start < s.end
-            ]
-            for count in (families.setdefault(case.family, Count()), total):
-                count.judge(right, found, examples, text)
+            start, end = text.index(case.phrase), text.index(case.phrase) + len(case.phrase)
+            spans = extract(text, today=today)
+            found = [(s.value, s.start, s.end) for s in spans if s.kind == "date" and _day(s.value)]
+            for tally in (families.setdefault(case.family, Tally()), total):
+                tally.judge(text, right.isoformat() if right else None, start, end, found)
     return {
-        "total": vars(total),
-        "families": {k: vars(v) for k, v in families.items()},
-        "misread_examples": examples,
+        "total": _counts(total),
+        "families": {name: _counts(tally) for name, tally in families.items()},
+        "misread_examples": total.examples,
     }
+
+
+def _counts(tally: Tally) -> dict[str, int]:
+    """A tally as this battery reports it: a case not read is an abstention."""
+    return {"cases": tally.tried, "read": tally.read, "abstained": tally.missed, "misread": tally.misread}
 
 
 def _day(value: Any) -> bool:

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 
 from text_to_num import text2num
 
-from shadowswitch.engines.local.languages.base import table
+from shadowswitch.engines.local.languages.base import later, table
 from shadowswitch.engines.local.languages.en.words import CARDINALS
 
 _TABLE = table(__package__ or __name__, "dates")
@@ -111,16 +111,9 @@ def _compound(m: re.Match[str], text: str, today: date) -> date | None:
 
 
 def _plus(day: date, n: int, unit: str) -> date | None:
-    """`day` moved by `n` units; by calendar months for months and years, None where the month
-    lacks the day (a month from January 31st: February 28th, 29th or March 2nd?)."""
+    """`day` moved by `n` units: days, or calendar months for months and years."""
     unit = unit.lower()
-    if unit in UNITS:
-        return day + timedelta(days=n * UNITS[unit])
-    years, month = divmod(day.month - 1 + n * MONTHS[unit], 12)
-    try:
-        return day.replace(year=day.year + years, month=month + 1)
-    except ValueError:
-        return None
+    return later(day, days=n * UNITS[unit]) if unit in UNITS else later(day, months=n * MONTHS[unit])
 
 
 def _weekday(today: date, week: str | None, weekday: int) -> date | None:

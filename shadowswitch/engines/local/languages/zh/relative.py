@@ -7,8 +7,9 @@ are no one day, and 半个月后 or 十几天后, whose count is not a number.
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date
 
+from shadowswitch.engines.local.languages.base import later
 from shadowswitch.engines.local.languages.zh.numerals import parse_numeral
 
 DateSpan = tuple[str, str, int, int]  # surface, value, start, end
@@ -59,9 +60,5 @@ def _number(text: str) -> int | None:
 
 def _plus(day: date, n: int, unit: str) -> date | None:
     if unit in DAYS_PER:
-        return day + timedelta(days=n * DAYS_PER[unit])
-    years, month = divmod(day.month - 1 + n * MONTHS_PER[unit], 12)
-    try:
-        return day.replace(year=day.year + years, month=month + 1)
-    except ValueError:
-        return None  # 一个月后 on January 31st: the month lacks the day
+        return later(day, days=n * DAYS_PER[unit])
+    return later(day, months=n * MONTHS_PER[unit])
