@@ -144,6 +144,21 @@ def test_the_keys_are_read_by_the_clock_without_any_request() -> None:
     assert asyncio.run(run()) >= 4  # every half TTL, no request at all
 
 
+def test_a_notice_has_the_keys_read_again_at_once_whatever_the_ttl() -> None:
+    key = new_key()
+    load = Scripted(KeySet({key_hash(key): AgentKey("a", key[:10])}, True), KeySet({}, True))
+
+    async def run() -> tuple[bool, bool]:
+        cache = KeyCache(load, ttl_s=3600)
+        before = await cache.find(key) is not None
+        cache.refresh_soon()  # as the database's NOTIFY calls it
+        while load.reads < 2 or cache._reading is not None:
+            await asyncio.sleep(0.01)
+        return before, await cache.find(key) is not None
+
+    assert asyncio.run(run()) == (True, False)
+
+
 def test_limits_let_a_request_through_when_the_database_cannot_count_it() -> None:
     from sqlalchemy import create_engine
 

@@ -82,7 +82,7 @@ class KeyCache:
         self._loaded_at = float("-inf")  # when the read that gave the set began
         self._away = False  # the last read failed: the database counts as away until one succeeds
         self._reading: asyncio.Task[None] | None = None
-        self._woken: asyncio.Task[None] | None = None  # the read a notice asked for
+        self._woken: set[asyncio.Task[None]] = set()  # the reads notices asked for, held till done
 
     async def current(self) -> KeySet:
         if self._keys is None:  # the first load: waited for, whatever happens
@@ -106,7 +106,9 @@ class KeyCache:
     def refresh_soon(self) -> None:
         """A notice that a key changed (PostgreSQL's NOTIFY): read them all again, now."""
         self._away = False  # the notice came through the database: it answers
-        self._woken = asyncio.get_running_loop().create_task(self._fresh_or_last())
+        task = asyncio.get_running_loop().create_task(self._fresh_or_last())
+        self._woken.add(task)
+        task.add_done_callback(self._woken.discard)
 
     async def _fresh_or_last(self) -> None:
         try:
