@@ -345,6 +345,7 @@ def readers(
 
     summary = run_readers(out, "quick" if quick else "full")["summary"]
     for name, figures in summary.items():
+        figures = figures.get("total", figures)  # the relative days: their total over the families
         typer.echo(f"{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items() if k != "misread_examples"))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime
 
 from shadowswitch.access.keys import AgentKey, KeyCache, KeySet, key_hash, new_key
@@ -72,28 +73,90 @@ def test_a_local_answer_or_an_unpriced_model_costs_nothing() -> None:
     assert decision_cost(row("generative", "openai/no-such-model-here")) == 0
 
 
-def test_a_stale_set_is_served_while_it_reloads_and_kept_when_the_database_is_away() -> None:
-    key = new_key()
-    known = KeySet({key_hash(key): AgentKey("a", key[:10])}, True)
-    answers: list[KeySet | Exception] = [known, RuntimeError("database away"), KeySet({}, True)]
+class Scripted:
+    """A key table read in turn: each read gives the next answer (a set, or an error raised)."""
 
-    def load() -> KeySet:
-        answer = answers.pop(0)
+    def __init__(self, *answers: KeySet | Exception):
+        self.answers, self.reads = list(answers), 0
+
+    def __call__(self) -> KeySet:
+        answer = self.answers[min(self.reads, len(self.answers) - 1)]
+        self.reads += 1
         if isinstance(answer, Exception):
             raise answer
         return answer
 
-    async def run() -> list[bool]:
-        cache = KeyCache(load, ttl_s=0.0)  # always stale
-        seen = [await cache.find(key) is not None]  # the first load is waited for
-        for _ in range(2):  # each: served from the set known, while a reload runs behind
-            seen.append(await cache.find(key) is not None)
-            while cache._reloading is not None:
-                await asyncio.sleep(0.01)
-        seen.append(await cache.find(key) is not None)  # the empty set is in now
+
+def test_a_set_older_than_the_ttl_is_read_again_before_it_lets_a_request_in() -> None:
+    key = new_key()
+    known = KeySet({key_hash(key): AgentKey("a", key[:10])}, True)
+    load = Scripted(known, known, RuntimeError("database away"), KeySet({}, True))
+    now = [0.0]
+
+    async def run() -> list[tuple[bool, int]]:
+        cache = KeyCache(load, ttl_s=2.0, clock=lambda: now[0])
+        seen = []
+        for at in (0.0, 1.0, 3.0, 6.0, 6.5):  # the first load; fresh; stale; away; still away
+            now[0] = at
+            seen.append((await cache.find(key) is not None, load.reads))
+        await cache.reload()  # the database is back (a notice, or the clock's loop)
+        seen.append((await cache.find(key) is not None, load.reads))
         return seen
 
-    assert asyncio.run(run()) == [True, True, True, False]
+    # read at 0 and 3; at 6 the read fails: the last set stays and requests stop waiting on reads
+    assert asyncio.run(run()) == [(True, 1), (True, 1), (True, 2), (True, 3), (True, 3), (False, 4)]
+
+
+def test_a_database_too_slow_to_answer_leaves_the_last_set_in_force() -> None:
+    key = new_key()
+    known = KeySet({key_hash(key): AgentKey("a", key[:10])}, True)
+    release = threading.Event()
+    answers = iter([known, KeySet({}, True)])
+
+    def load() -> KeySet:
+        answer = next(answers)
+        if not answer.by_hash:  # the second read hangs until released
+            release.wait(5)
+        return answer
+
+    async def run() -> tuple[bool, bool]:
+        cache = KeyCache(load, ttl_s=0.05, timeout_s=0.1)
+        assert await cache.find(key) is not None
+        await asyncio.sleep(0.06)  # stale now; the database does not answer within the timeout
+        while_slow = await cache.find(key) is not None
+        release.set()
+        await cache.reload()
+        return while_slow, await cache.find(key) is not None
+
+    assert asyncio.run(run()) == (True, False)
+
+
+def test_the_keys_are_read_by_the_clock_without_any_request() -> None:
+    load = Scripted(KeySet({}, False))
+
+    async def run() -> int:
+        cache = KeyCache(load, ttl_s=0.1)
+        loop = asyncio.create_task(cache.keep_fresh())
+        await asyncio.sleep(0.35)
+        loop.cancel()
+        return load.reads
+
+    assert asyncio.run(run()) >= 4  # every half TTL, no request at all
+
+
+def test_a_notice_has_the_keys_read_again_at_once_whatever_the_ttl() -> None:
+    key = new_key()
+    load = Scripted(KeySet({key_hash(key): AgentKey("a", key[:10])}, True), KeySet({}, True))
+
+    async def run() -> tuple[bool, bool]:
+        cache = KeyCache(load, ttl_s=3600)
+        before = await cache.find(key) is not None
+        cache.refresh_soon()  # as the database's NOTIFY calls it
+        while load.reads < 2 or cache._reading is not None:
+            await asyncio.sleep(0.01)
+        return before, await cache.find(key) is not None
+
+    assert asyncio.run(run()) == (True, False)
 
 
 def test_limits_let_a_request_through_when_the_database_cannot_count_it() -> None:

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from shadowswitch.analysis.pricing import price_per_token
 from shadowswitch.cli import app as cli
 from tests.support.clients import TASK, metric
-from tests.support.keys import ADMIN, OPERATOR, ask, decision_of, make_key, revoke
+from tests.support.keys import ADMIN, OPERATOR, ask, decision_of, make_key, revoke, status
 from tests.support.policies import TRAVEL, travel
 from tests.support.proxies import Proxies
 from tests.support.scripted_engine import ScriptedEngine
@@ -52,17 +52,9 @@ def test_a_revoked_key_stops_on_the_other_replica_within_the_cache_ttl(proxy: An
     first = proxy(TRAVEL, admin_token=OPERATOR)
     second = proxy(TRAVEL, admin_token=OPERATOR)  # the same database
     key = make_key(first, "roaming")
-    eventually(lambda: _status(second, key) == 200, timeout_s=5, what="the new key reaches the other replica")
+    eventually(lambda: status(second, key) == 200, timeout_s=5, what="the new key reaches the other replica")
     revoke(first, "roaming")
-    eventually(lambda: _status(second, key) == 401, timeout_s=3, what="revocation within the 2 s cache")
-
-
-def _status(url: str, key: str) -> int:
-    try:
-        ask(url, key)
-    except openai.APIStatusError as exc:
-        return exc.status_code
-    return 200
+    eventually(lambda: status(second, key) == 401, timeout_s=3, what="revocation within the 2 s cache")
 
 
 def test_agent_auth_required_asks_for_a_key_before_any_exists(proxy: Any) -> None:
@@ -171,10 +163,10 @@ def test_limits_hold_across_two_replicas_on_postgresql(two_replicas: Proxies, pr
     a = two_replicas(priced, admin_token=OPERATOR)
     b = two_replicas(priced, admin_token=OPERATOR)
     spender = make_key(a, "shared-budget", budget_usd_per_day=0.000001)
-    eventually(lambda: _status(b, "unused") == 401, what="b asks for keys")  # b read the first key
+    eventually(lambda: status(b, "unused") == 401, what="b asks for keys")  # b read the first key
     early_in_a_minute()
     limited = make_key(a, "shared-rpm", rpm=3)
-    eventually(lambda: _status(b, limited) == 200, what="b knows the new key")  # 401s until then: 1 counted
+    eventually(lambda: status(b, limited) == 200, what="b knows the new key")  # 401s until then: 1 counted
     ask(a, limited), ask(b, limited)
     assert assert_limited(a, limited, "rate_limit_exceeded") >= 1  # 2 + 1 + 1 > 3, across both
 
@@ -215,6 +207,4 @@ def test_the_cli_makes_a_key_shown_once_lists_and_revokes_it(proxy: Any, db_url:
     taken = runner.invoke(cli, ["keys", "create", "cli-agent", "--db", db_url])
     assert taken.exit_code == 1 and "exists" in taken.output
     assert runner.invoke(cli, ["keys", "revoke", "cli-agent", "--db", db_url]).exit_code == 0
-    eventually(
-        lambda: _status(url, key) == 401, timeout_s=3, what="the CLI's revocation within the cache TTL"
-    )
+    eventually(lambda: status(url, key) == 401, timeout_s=3, what="the CLI's revocation within the cache TTL")

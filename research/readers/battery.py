@@ -9,53 +9,23 @@ there) and misread (a wrong value over any part of the phrase), and the first mi
   and read back by languages.en.numbers;
 - `en_dates`: relative-day phrases over a grid of todays, against dateparser (BSD);
 - `sentences`: those phrases inside sentences with other numbers and dates around them, read by
-  the whole extraction (arguments.extract).
+  the whole extraction (arguments.extract);
+- `en_relative`, `zh_relative`: counted relative days ("two weeks from today", "a week on
+  Monday", 两周后, 下个月三号) and phrases that name no one day, alone and in sentences, against
+  dateparser (research/readers/relative.py).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from research.readers.relative import relative_battery
+from research.readers.tally import Tally
 from research.readers.words import number_words
-
-Found = list[tuple[Any, int, int]]  # value, start, end
-
-
-@dataclass
-class Tally:
-    tried: int = 0
-    read: int = 0
-    missed: int = 0
-    misread: int = 0
-    examples: list[str] = field(default_factory=list)
-
-    def judge(self, text: str, truth: Any, start: int, end: int, found: Found) -> None:
-        """One case: `truth` is written at text[start:end]; `found` is what the reader offers."""
-        self.tried += 1
-        over = [(v, s, e) for v, s, e in found if s < end and start < e]
-        wrong = [v for v, _, _ in over if v != truth]
-        if wrong:
-            self.misread += 1
-            if len(self.examples) < 10:
-                self.examples.append(f"{text!r}: {truth!r} read as {wrong[0]!r}")
-        elif any(s == start and e == end for _, s, e in over):
-            self.read += 1
-        else:
-            self.missed += 1
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "tried": self.tried,
-            "read": self.read,
-            "missed": self.missed,
-            "misread": self.misread,
-            "misread_examples": self.examples,
-        }
 
 
 def zh_numbers(numbers: Iterable[int]) -> Tally:
@@ -175,6 +145,7 @@ def battery(size: str = "full") -> dict[str, Any]:
         "en_numbers_no_commas": en_numbers(en, commas=False).summary(),
         "en_dates": en_dates(days).summary(),
         "sentences": sentences([c for c in phrases + numbers if c[3] is not None]).summary(),
+        **relative_battery(days),
     }
 
 

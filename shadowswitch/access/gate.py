@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from shadowswitch.access.keys import AgentKey, KeyCache, key_hash
+from shadowswitch.access.keys import CACHE_TTL_S, AgentKey, KeyCache, key_hash
 from shadowswitch.access.limits import Windows, decision_cost, over_limit
 from shadowswitch.access.roles import AdminToken, match_admin
 from shadowswitch.errors import ShadowswitchError, Unauthorized
@@ -78,7 +78,7 @@ class Gate:
         self.usage = usage
         self.admins = admins
         self.required = required  # SHADOWSWITCH_AGENT_AUTH=required: even before any key exists
-        self.cache = KeyCache(keys.known) if ttl_s is None else KeyCache(keys.known, ttl_s)
+        self.cache = KeyCache(keys.known, ttl_s or CACHE_TTL_S, timeout_s)
         self.timeout_s = timeout_s  # a database this slow counts as away: the limits let requests pass
         self.clock = clock
         self._writes: set[asyncio.Task[Any]] = set()

@@ -1,9 +1,9 @@
 """Agent keys: made here, stored only as a sha256 and a short prefix, looked up through a short cache.
 
 Like LiteLLM's virtual keys: the key is random, shown once; the database holds its hash, so a
-copy of the database grants nothing. The cache holds every active key by hash and reloads them
-all every `ttl_s`: no database read per request, and a revoked key stops working within `ttl_s`
-on every replica.
+copy of the database grants nothing. The cache holds every active key by hash and re-reads them
+all by the clock: no database read per request, and a revoked key stops working within `ttl_s`
+on every replica, whatever the traffic.
 """
 
 from __future__ import annotations
@@ -60,47 +60,86 @@ def key_hash(key: str) -> str:
 
 
 class KeyCache:
-    """Every active key by hash, reloaded all at once, off the event loop, when older than `ttl_s`.
+    """Every active key by hash, re-read all at once, off the event loop, by the clock.
 
-    Only the first load is waited for (the server does it at start). After that a request never
-    waits on the database: a stale set is served while one reload runs in the background, and a
-    reload that fails (the database away) keeps the last set and is tried again after `ttl_s`."""
+    A background loop re-reads the keys every half `ttl_s` (and at once on a database notice,
+    `refresh_soon`), so a request rarely waits on the database. A set older than `ttl_s` is never
+    used to let a request in while the database answers: the request waits for one fresh read
+    (shared by every request meanwhile). With the database away (an error, or no answer within
+    `timeout_s`) the last set stays in force, which is logged, and requests stop waiting on
+    reads until the next one succeeds."""
 
-    def __init__(self, load: Callable[[], KeySet], ttl_s: float = CACHE_TTL_S):
+    def __init__(
+        self,
+        load: Callable[[], KeySet],
+        ttl_s: float = CACHE_TTL_S,
+        timeout_s: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self._load = load
-        self.ttl_s = ttl_s
+        self.ttl_s, self.timeout_s, self._clock = ttl_s, timeout_s, clock
         self._keys: KeySet | None = None
-        self._loaded_at = float("-inf")
-        self._lock = asyncio.Lock()
-        self._reloading: asyncio.Task[None] | None = None
+        self._loaded_at = float("-inf")  # when the read that gave the set began
+        self._away = False  # the last read failed: the database counts as away until one succeeds
+        self._reading: asyncio.Task[None] | None = None
+        self._woken: set[asyncio.Task[None]] = set()  # the reads notices asked for, held till done
 
     async def current(self) -> KeySet:
-        if self._keys is None:
-            async with self._lock:  # one first load, however many requests arrive meanwhile
-                if self._keys is None:
-                    await self._read()
-        elif time.monotonic() - self._loaded_at >= self.ttl_s and self._reloading is None:
-            self._reloading = asyncio.get_running_loop().create_task(self._reload_in_background())
+        if self._keys is None:  # the first load: waited for, whatever happens
+            await self._shared_read()
+        elif self._clock() - self._loaded_at >= self.ttl_s and not self._away:
+            await self._fresh_or_last()
         assert self._keys is not None
         return self._keys
 
     async def reload(self) -> None:
-        """Read every key now (at start, and where a key was just made or revoked)."""
-        async with self._lock:
-            await self._read()
+        """Read every key now (at start, and where a key was just made or revoked); raises when
+        the database cannot answer."""
+        await self._shared_read()
+
+    async def keep_fresh(self) -> None:
+        """Re-read every half TTL, whatever the traffic, until cancelled (a service's task)."""
+        while True:
+            await asyncio.sleep(self.ttl_s / 2)
+            await self._fresh_or_last()
+
+    def refresh_soon(self) -> None:
+        """A notice that a key changed (PostgreSQL's NOTIFY): read them all again, now."""
+        self._away = False  # the notice came through the database: it answers
+        task = asyncio.get_running_loop().create_task(self._fresh_or_last())
+        self._woken.add(task)
+        task.add_done_callback(self._woken.discard)
+
+    async def _fresh_or_last(self) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(self._shared_read()), self.timeout_s)
+        except Exception as exc:  # the database away, whatever its driver raised
+            if not self._away:
+                log.warning(
+                    "could not re-read agent keys (%s); the %d last known stay in force until the "
+                    "database answers",
+                    type(exc).__name__,
+                    len(self.last.by_hash),
+                )
+            self._away = True
+
+    async def _shared_read(self) -> None:
+        """One read at a time; whoever asks meanwhile waits for the one under way."""
+        if self._reading is None:
+            self._reading = asyncio.get_running_loop().create_task(self._read())
+            self._reading.add_done_callback(_retrieved)  # its error is seen even if no one waits
+        reading = self._reading
+        await asyncio.shield(reading)
 
     async def _read(self) -> None:
-        keys = await anyio.to_thread.run_sync(self._load)
-        self._keys, self._loaded_at = keys, time.monotonic()
-
-    async def _reload_in_background(self) -> None:
         try:
-            await self.reload()
-        except Exception as exc:  # the database away: keep the keys known, try again later
-            log.warning("could not re-read agent keys (%s); using the last known ones", type(exc).__name__)
-            self._loaded_at = time.monotonic()
+            began = self._clock()
+            keys = await anyio.to_thread.run_sync(self._load)
+            if self._away:
+                log.info("agent keys read again: %d in force", len(keys.by_hash))
+            self._keys, self._loaded_at, self._away = keys, began, False
         finally:
-            self._reloading = None
+            self._reading = None
 
     async def find(self, key: str) -> AgentKey | None:
         return (await self.current()).by_hash.get(key_hash(key))
@@ -109,3 +148,8 @@ class KeyCache:
     def last(self) -> KeySet:
         """The keys as last loaded, without waiting."""
         return self._keys or KeySet({})
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from shadowswitch.access.keys import SHOWN, AgentKey, KeySet, key_hash, new_key
 from shadowswitch.errors import Conflict, NotFound
+from shadowswitch.store.notices import KEYS, notify
 from shadowswitch.store.tables import AgentKey as KeyRow
 from shadowswitch.store.tables import AgentUsage, utcnow
 
@@ -63,6 +64,7 @@ class KeyStore:
         )
         with Session(self.engine) as session:
             session.add(row)
+            notify(session, KEYS)  # every replica re-reads its keys at once (PostgreSQL)
             try:
                 session.commit()
             except IntegrityError:
@@ -82,6 +84,7 @@ class KeyStore:
             if row.revoked_at is None:
                 row.revoked_at, row.revoked_by = utcnow(), actor
                 session.add(row)
+                notify(session, KEYS)
                 session.commit()
                 session.refresh(row)
             return row

@@ -74,7 +74,7 @@ async def list_keys(state: StateDep) -> list[KeyOut]:
 
 @router.delete("/{name}")
 async def revoke_key(name: str, state: StateDep, actor: AdminDep) -> KeyOut:
-    """Revoked here at once; on the other replicas within SHADOWSWITCH_KEY_CACHE_TTL_S."""
+    """Revoked here at once; elsewhere within SHADOWSWITCH_KEY_CACHE_TTL_S (PostgreSQL: at once)."""
     row = await anyio.to_thread.run_sync(state.gate.keys.revoke, name, actor)
     await state.gate.cache.reload()  # this replica at once; the others within the cache's TTL
     return KeyOut.of(row)

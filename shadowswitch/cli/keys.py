@@ -39,6 +39,9 @@ def keys_create(
         float | None, typer.Option("--budget-usd-per-day", help="Upstream money a UTC day", min=0)
     ] = None,
     db: DbOpt = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="As JSON: name, key, prefix, task_types, rpm, budget_usd_per_day")
+    ] = False,
 ) -> None:
     """Make a key and print it, once: only its sha256 is kept."""
     from shadowswitch.errors import ShadowswitchError
@@ -52,6 +55,10 @@ def keys_create(
     except ShadowswitchError as exc:
         err.print(f"error: {exc.message}")
         raise typer.Exit(1) from None
+    if as_json:
+        shown = row.model_dump(include={"name", "prefix", "task_types", "rpm", "budget_usd_per_day"})
+        print(json.dumps({"name": row.name, "key": key, **shown}, indent=2))
+        return
     err.print(f"key {row.name!r} made; it is shown this once, keep it now:")
     print(key)
 
@@ -88,7 +95,7 @@ def keys_list(
 
 @keys_app.command("revoke")
 def keys_revoke(name: Annotated[str, typer.Argument(help="The key's name")], db: DbOpt = None) -> None:
-    """Revoke a key: every server refuses it within SHADOWSWITCH_KEY_CACHE_TTL_S (2 s)."""
+    """Revoke a key: every server refuses it within SHADOWSWITCH_KEY_CACHE_TTL_S (2 s), by the clock."""
     from shadowswitch.errors import ShadowswitchError
 
     try:

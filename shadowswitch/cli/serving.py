@@ -20,7 +20,8 @@ def serve(
     ] = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
     insecure: Annotated[
-        bool, typer.Option("--insecure", help="Serve beyond this machine without an admin token")
+        bool,
+        typer.Option("--insecure", help="Serve beyond this machine without an admin token or agent keys"),
     ] = False,
     shutdown_timeout: Annotated[
         float | None,
@@ -46,13 +47,8 @@ def serve(
     settings = settings_from(
         host=host, port=port, policies=policies, db_url=db, shutdown_timeout_s=shutdown_timeout
     )
-    if not settings.admins() and not insecure and not is_loopback(settings.host):
-        err.print(
-            f"error: {settings.host} is reachable from other machines and no admin token is set, so anyone "
-            "there could read decisions and change rollouts. Set SHADOWSWITCH_ADMIN_TOKEN, bind "
-            "127.0.0.1, or pass --insecure."
-        )
-        raise typer.Exit(2)
+    if not is_loopback(settings.host):
+        closed_by_default(settings, insecure)
     if no_models:
         settings.load_models = False
     try:
@@ -71,6 +67,55 @@ def serve(
         _serve_workers(settings, workers, log_level)
         return
     uvicorn.run(application, **_uvicorn_options(settings, log_level))
+
+
+def closed_by_default(settings: Any, insecure: bool) -> None:
+    """On an address other machines reach, start only with admin tokens and agent keys in force,
+    as Redis' protected mode does; `--insecure` starts it anyway, with a warning in the log."""
+    import logging
+
+    open_doors = []
+    if not settings.admins():
+        open_doors.append(
+            "no admin token is set, so anyone there could read decisions and change rollouts: set "
+            "SHADOWSWITCH_ADMIN_TOKEN"
+        )
+    if not agent_keys_in_force(settings):
+        open_doors.append(
+            "no agent key is in force, so anyone there could spend the upstream's key: make one "
+            "(`shadowswitch keys create NAME`) or set SHADOWSWITCH_AGENT_AUTH=required"
+        )
+    for door in open_doors:
+        if insecure:
+            logging.getLogger("shadowswitch.serve").warning("--insecure on %s: %s", settings.host, door)
+        else:
+            err.print(f"error: {settings.host} is reachable from other machines and {door}.")
+    if open_doors and not insecure:
+        err.print("Do that, bind 127.0.0.1, or pass --insecure to serve it open anyway.")
+        raise typer.Exit(2)
+
+
+def agent_keys_in_force(settings: Any) -> bool:
+    """SHADOWSWITCH_AGENT_AUTH=required, or a key made in the database (a revoked one too: it
+    keeps the door closed, as it does in the running server)."""
+    if settings.agent_auth == "required":
+        return True
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from shadowswitch.access.store import KeyStore
+    from shadowswitch.store import db
+
+    parsed = make_url(settings.db_url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        return False  # no database yet, so no key
+    engine = db.make_engine(settings.db_url)
+    try:
+        return KeyStore(engine).known().any_made
+    except SQLAlchemyError:  # no keys table yet (a database before its first upgrade), or none to reach
+        return False
+    finally:
+        engine.dispose()
 
 
 def exit_zero_on_sigterm() -> None:

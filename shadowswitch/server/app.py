@@ -49,7 +49,7 @@ from shadowswitch.server.offline import stay_offline
 from shadowswitch.server.reload import PolicyReloader
 from shadowswitch.server.services import Hooks, Services, Task
 from shadowswitch.server.settings import Settings
-from shadowswitch.store import db
+from shadowswitch.store import db, notices
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.recorder import DecisionRecorder
@@ -156,6 +156,8 @@ def create_app(
             Hooks("database", prepare_database, engine.dispose),
             Hooks("rollouts, first read", live.refresh),
             Hooks("agent keys, first read", gate.cache.reload),
+            Task("agent keys, by the clock", gate.cache.keep_fresh),
+            *_key_notices(settings.db_url, gate),
             Hooks("upstream", pipeline.generative.warm_up),
             Hooks("decision recorder", recorder.start, recorder.stop),
             Hooks("live rollouts", live.start, live.stop),
@@ -221,6 +223,15 @@ class ReloadOnSighup:
         if self.loop is not None:
             self.loop.remove_signal_handler(signal.SIGHUP)
             self.loop = None
+
+
+def _key_notices(db_url: str, gate: Gate) -> list[Task]:
+    """On PostgreSQL, a key made or revoked anywhere is re-read here at once (LISTEN/NOTIFY)."""
+    if not notices.listens(db_url):
+        return []
+    return [
+        Task("agent keys, notices", lambda: notices.listen(db_url, notices.KEYS, gate.cache.refresh_soon))
+    ]
 
 
 async def _drain(pipeline: Pipeline, timeout_s: float) -> None:

@@ -43,3 +43,12 @@ def decision_of(url: str, raw: Any) -> dict[str, Any]:
     response = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}", headers=ADMIN)
     assert response.status_code == 200, response.text
     return dict(response.json())
+
+
+def status(url: str, key: str) -> int:
+    """The status of one chat completion sent with `key` (200, or the error's)."""
+    try:
+        ask(url, key)
+    except openai.APIStatusError as exc:
+        return exc.status_code
+    return 200

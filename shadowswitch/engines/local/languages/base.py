@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
@@ -78,3 +78,16 @@ def table(package: str, name: str) -> Any:
     """The JSON word table `tables/<name>.json` of a language package, read once."""
     raw = resources.files(package).joinpath("tables", f"{name}.json").read_text(encoding="utf-8")
     return json.loads(raw)
+
+
+def later(day: date, days: int = 0, months: int = 0) -> date | None:
+    """`day` moved by `days`, or by calendar `months` (negative: back); None where the month
+    reached lacks the day (a month from January 31st: February 28th, 29th, or March 2nd?), which
+    every language's reader then leaves unread."""
+    if not months:
+        return day + timedelta(days=days)
+    years, month = divmod(day.month - 1 + months, 12)
+    try:
+        return day.replace(year=day.year + years, month=month + 1)
+    except ValueError:
+        return None

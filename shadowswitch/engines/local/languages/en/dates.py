@@ -1,30 +1,12 @@
 """Find dates and times in text and offer them both as written and in ISO form; relative days
-("tomorrow", "next Friday", "in two weeks") in ISO form from today's date (tables/dates.json, the
-same tables as the Chinese reader's)."""
+("tomorrow", "next Friday", "two weeks from today") in ISO form from today's date (`relative`)."""
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
-from text_to_num import text2num
-
-from shadowswitch.engines.local.languages.base import table
-
-_TABLE = table(__package__ or __name__, "dates")
-DAYS: dict[str, int] = _TABLE["days"]
-WEEKS: dict[str, int] = _TABLE["weeks"]
-WEEKDAYS: dict[str, int] = _TABLE["weekdays"]
-UNITS: dict[str, int] = _TABLE["units"]
-
-
-def _either(words: dict[str, int]) -> str:
-    return "|".join(sorted(words, key=len, reverse=True))
-
-
-RELATIVE_RE = re.compile(rf"\b(?:{_either(DAYS)})\b", re.IGNORECASE)
-WEEKDAY_RE = re.compile(rf"\b(?:(?P<week>{_either(WEEKS)})\s+)?(?P<day>{_either(WEEKDAYS)})\b", re.IGNORECASE)
-IN_RE = re.compile(rf"\bin\s+(?P<n>\d+|[a-z]+(?:[\s-][a-z]+)?)\s+(?P<unit>{_either(UNITS)})\b", re.IGNORECASE)
+from shadowswitch.engines.local.languages.en.relative import relative_spans
 
 
 def _words(text: str) -> list[str]:
@@ -88,52 +70,6 @@ def date_spans(text: str, today: date | None = None, relative: bool = True) -> l
             if hhmm and end <= m.start() and DAY_TIME_GAP.fullmatch(text[end : m.start()]):
                 out.append((text[start : m.end()], f"{iso}T{hhmm}:00", start, m.end()))
     return out
-
-
-def relative_spans(text: str, today: date) -> list[DateSpan]:
-    """Relative days in ISO form: "tomorrow", "next Monday", a weekday alone (the next one),
-    "in two weeks"; none where the phrase is read two ways (`_weekday`)."""
-    out: list[DateSpan] = []
-    for m in RELATIVE_RE.finditer(text):
-        out.append((m.group(0), (today + timedelta(days=DAYS[m.group(0).lower()])).isoformat(), *m.span()))
-    for m in WEEKDAY_RE.finditer(text):
-        day = _weekday(today, m["week"], WEEKDAYS[m["day"].lower()])
-        if day is not None:
-            out.append((m.group(0), day.isoformat(), *m.span()))
-    for m in IN_RE.finditer(text):
-        n = _count(m["n"])
-        if n is not None:
-            day = today + timedelta(days=n * UNITS[m["unit"].lower()])
-            out.append((m.group(0), day.isoformat(), *m.span()))
-    return out
-
-
-def _weekday(today: date, week: str | None, weekday: int) -> date | None:
-    """The day a weekday names, or None where English speakers disagree: on a Wednesday "next
-    Friday" is the 3rd to some and the 10th to others, "this Monday" the one past or the one to
-    come, "last Monday" the 29th or the 22nd, and "Wednesday" alone today or in a week. Where the
-    readings meet ("next Monday", "last Friday", "Friday" alone) the day is read."""
-    ahead = weekday - today.weekday()  # within this week: < 0 past, > 0 to come
-    offset = WEEKS[week.lower()] if week else None
-    if (offset == 1 and ahead > 0) or (offset == -1 and ahead < 0) or (offset == 0 and ahead < 0):
-        return None
-    if offset is None:
-        return None if ahead == 0 else today + timedelta(days=ahead % 7)
-    monday = today - timedelta(days=today.weekday())
-    return monday + timedelta(days=7 * offset + weekday)
-
-
-def _count(word: str) -> int | None:
-    """A count written in digits or cardinal words ("3", "a", "two", "twenty five"); else None."""
-    word = word.lower()
-    if word.isdigit():
-        return int(word)
-    if word in ("a", "an"):
-        return 1
-    try:
-        return int(text2num(word, "en"))
-    except ValueError:
-        return None
 
 
 DAY_TIME_GAP = re.compile(r"[\s,]*(?:at\s*)?", re.IGNORECASE)

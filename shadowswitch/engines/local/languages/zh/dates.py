@@ -1,5 +1,6 @@
 """Dates and times written in Chinese, offered as written and in ISO form: 2023年3月5日 →
-2023-03-05, 今天/明天/后天 and 下周一/这周五/星期三 → the day from today's date, 晚上八点 → 20:00,
+2023-03-05, 今天/明天/后天, 下周一/这周五/星期三 and 两周后/下个月三号 (`relative`) → the day from
+today's date, 晚上八点 → 20:00,
 下午1:45 → 13:45, and a day with a time after it (明天晚上八点 → 2024-05-02T20:00:00).
 
 A day without its year (3月5日) is offered as written only, as "March 5" is: which year is meant
@@ -14,6 +15,7 @@ from datetime import date, timedelta
 
 from shadowswitch.engines.local.languages.base import table
 from shadowswitch.engines.local.languages.zh.numerals import parse_numeral
+from shadowswitch.engines.local.languages.zh.relative import counted_spans
 
 _TABLE = table(__package__ or __name__, "dates")
 DAYS: dict[str, int] = _TABLE["days"]  # relative days: offset from today
@@ -49,12 +51,17 @@ def zh_date_spans(text: str, today: date | None = None) -> list[DateSpan]:
             out.append((m.group(0), iso, m.start(), m.end()))
             if len(iso) == 10:
                 days.append((iso, m.start(), m.end()))
-    for m in RELATIVE_RE.finditer(text):
-        iso = (today + timedelta(days=DAYS[m.group(0)])).isoformat()
-        out += [(m.group(0), m.group(0), m.start(), m.end()), (m.group(0), iso, m.start(), m.end())]
-        days.append((iso, m.start(), m.end()))
-    for m in WEEKDAY_RE.finditer(text):
-        iso = _weekday(today, m["week"], WEEKDAYS[m["day"]]).isoformat()
+    counted = counted_spans(text, today)
+    for surface, iso, start, end in counted:
+        out += [(surface, surface, start, end), (surface, iso, start, end)]
+        days.append((iso, start, end))
+    for m in [*RELATIVE_RE.finditer(text), *WEEKDAY_RE.finditer(text)]:
+        if any(start < m.end() and m.start() < end for _, _, start, end in counted):
+            continue  # 后天 of 三天后天气: the count took it
+        if m.re is RELATIVE_RE:
+            iso = (today + timedelta(days=DAYS[m.group(0)])).isoformat()
+        else:
+            iso = _weekday(today, m["week"], WEEKDAYS[m["day"]]).isoformat()
         out += [(m.group(0), m.group(0), m.start(), m.end()), (m.group(0), iso, m.start(), m.end())]
         days.append((iso, m.start(), m.end()))
     for m in TIME_RE.finditer(text):
