@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from shadowswitch.policy.models import Breaker, Policy
-from shadowswitch.rollouts.store.breaker import BreakerStore
-from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store import db
 
 TASK = "pick_tool"
@@ -25,21 +24,21 @@ def policy(**breaker: Any) -> Policy:
     )
 
 
-def stores(url: str, p: Policy, clock: Any = None) -> tuple[RolloutStore, BreakerStore]:
+def stores(url: str, p: Policy, clock: Any = None) -> tuple[RolloutRepository, RolloutRepository]:
     db.upgrade(url)
     engine = db.make_engine(url)
-    rollouts = RolloutStore(engine)
+    rollouts = RolloutRepository(engine)
     rollouts.sync_policies({p.task_type: p})
-    return rollouts, BreakerStore(engine, clock) if clock else BreakerStore(engine)
+    return rollouts, RolloutRepository(engine, clock) if clock else RolloutRepository(engine)
 
 
-def kinds(rollouts: RolloutStore, kind: str) -> list[Any]:
+def kinds(rollouts: RolloutRepository, kind: str) -> list[Any]:
     return [e for e in rollouts.audit(TASK, limit=1000) if e.kind == kind]
 
 
 def _fail_many(url: str, config: dict[str, Any], prefix: str, n: int, barrier: Any) -> None:
     """One 'replica': its own process, engine and connections."""
-    store = BreakerStore(db.make_engine(url))
+    store = RolloutRepository(db.make_engine(url))
     barrier.wait()
     for i in range(n):
         store.record(TASK, Breaker(**config), f"{prefix}{i}", "negative")
@@ -91,9 +90,11 @@ def test_one_replica_starts_the_reprobe(db_url: str) -> None:
     config = policy().breaker
     for i in range(3):
         breaker.record(TASK, config, f"d{i}", "error")
-    ticking = BreakerStore(breaker.engine, clock=lambda: later)
+    ticking = RolloutRepository(breaker.engine, clock=lambda: later)
     results: list[Any] = []
-    threads = [threading.Thread(target=lambda: results.append(ticking.tick(TASK, config))) for _ in range(6)]
+    threads = [
+        threading.Thread(target=lambda: results.append(ticking.reprobe(TASK, config))) for _ in range(6)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -110,8 +111,8 @@ def test_restore_returns_to_the_earlier_percent(db_url: str) -> None:
     config = policy(restore_after_successes=2).breaker
     for i in range(3):
         breaker.record(TASK, config, f"d{i}", "invalid")
-    probing = BreakerStore(breaker.engine, clock=lambda: later)
-    assert probing.tick(TASK, config) is not None
+    probing = RolloutRepository(breaker.engine, clock=lambda: later)
+    assert probing.reprobe(TASK, config) is not None
     assert probing.record(TASK, config, "ok1", "positive").change is None  # type: ignore[union-attr]
     written = probing.record(TASK, config, "ok2", "valid")
     assert written is not None and written.change is not None and written.change.kind == "restore"
@@ -162,7 +163,7 @@ def test_replicas_starting_together_seed_once(db_url: str) -> None:
 
     def seed() -> None:
         try:
-            RolloutStore(engine).sync_policies({TASK: policy()})
+            RolloutRepository(engine).sync_policies({TASK: policy()})
         except BaseException as exc:
             errors.append(exc)
 
@@ -172,4 +173,4 @@ def test_replicas_starting_together_seed_once(db_url: str) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    assert [e.kind for e in RolloutStore(engine).audit(TASK)] == ["seed"]
+    assert [e.kind for e in RolloutRepository(engine).audit(TASK)] == ["seed"]

@@ -136,10 +136,10 @@ PICTURE = Path(__file__).resolve().parents[1] / "docs" / "img" / "dashboard.png"
 
 def story_window(db_url: str) -> str:
     """A `?since=` in whole minutes from the demo's switch to shadow, so the charts show its story."""
-    from shadowswitch.rollouts.store.rollouts import RolloutStore
+    from shadowswitch.rollouts.store.repository import RolloutRepository
     from shadowswitch.store import db as database
 
-    events = RolloutStore(database.make_engine(db_url)).audit("travel", limit=50)
+    events = RolloutRepository(database.make_engine(db_url)).audit("travel", limit=50)
     shadow = min(e.at.replace(tzinfo=e.at.tzinfo or UTC) for e in events if e.new_mode == "shadow")
     return f"{math.ceil(((datetime.now(UTC) - shadow).total_seconds() + 15) / 60)}m"
 

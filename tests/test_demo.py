@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store import db as database
 from shadowswitch.store.decisions import DecisionStore
 from tests.support.demo import quick_demo
@@ -27,7 +27,7 @@ def test_the_quick_demo_trips_the_breaker_after_serving_locally(tmp_path: Path) 
     served = {path: sum(1 for r in rows if r.path == path) for path in ("local", "generative", "fallback")}
     assert served["local"] > 0 and served["generative"] > 0
     assert any(r.agreement is not None for r in rows)  # shadow pairs were recorded
-    rollouts = RolloutStore(engine)
+    rollouts = RolloutRepository(engine)
     assert rollouts.get("travel").breaker_state == "open"
     trip = next(e for e in rollouts.audit("travel", limit=50) if e.actor == "breaker")
     assert "negative feedback" in (trip.reason or "") and len(trip.decision_ids or []) == 3
@@ -46,7 +46,7 @@ def test_the_quick_demo_in_chinese_serves_locally_and_trips_the_breaker(tmp_path
     engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
     rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
     assert any(r.path == "local" for r in rows)  # the local engine served Chinese requests
-    assert RolloutStore(engine).get("travel").breaker_state == "open"
+    assert RolloutRepository(engine).get("travel").breaker_state == "open"
 
 
 @pytest.mark.integration  # a process of its own

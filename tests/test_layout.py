@@ -320,3 +320,124 @@ def test_no_product_module_grows_past_its_ceiling() -> None:
     assert not long, long
     short = [n for n in LONG_MODULES if not (ROOT / n).exists() or (ROOT / n).read_text().count("\n") <= 300]
     assert not short, f"split or gone: take them out of LONG_MODULES: {short}"
+
+
+# -- the Rollout aggregate owns its state changes ---------------------------------------------------
+
+AGGREGATE = "shadowswitch/rollouts/rollout.py"
+REPOSITORY = "shadowswitch/rollouts/store/repository.py"
+ROWS = "shadowswitch/rollouts/store/rows.py"  # the aggregate ↔ row mapping: loads and copies, decides nothing
+LEARNING_EVENTS = "shadowswitch/store/exemplars.py"  # learning's own audit events (promote, rollback)
+
+
+@functools.cache
+def parsed_modules() -> list[tuple[str, ast.Module]]:
+    return [
+        (path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+        for path in sorted((ROOT / "shadowswitch").rglob("*.py"))
+        if "migrations" not in path.parts
+    ]
+
+
+def aliases(tree: ast.Module, module: str, name: str) -> set[str]:
+    """The local names `name` of `module` is imported as."""
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == module
+        for alias in node.names
+        if alias.name == name
+    }
+
+
+def called(node: ast.AST) -> str | None:
+    """The name a call calls: `f(...)` → f, `x.f(...)` → f."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def set_columns(node: ast.AST) -> list[str]:
+    """The rollout row's columns an assignment sets as attributes (`row.mode = ...`; `self.x` aside)."""
+    from shadowswitch.store.tables import Rollout as RolloutRow
+
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    targets += [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+    return [
+        target.attr
+        for target in (e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t]))
+        if isinstance(target, ast.Attribute)
+        and target.attr in set(RolloutRow.model_fields) - {"task_type"}
+        and not (isinstance(target.value, ast.Name) and target.value.id == "self")
+    ]
+
+
+def rollout_changes(relative: str, tree: ast.Module) -> list[str]:
+    """What in one module changes a rollout's state other than through the aggregate's methods."""
+    from shadowswitch.rollouts.rollout import Rollout
+
+    state_fields = {f for f in Rollout.__dataclass_fields__ if f != "task_type"}
+    parts = ("Rollout", "RampPosition", "PolicySeen")
+    built = {a for p in parts for a in aliases(tree, "shadowswitch.rollouts.rollout", p)}
+    rows = aliases(tree, "shadowswitch.store.tables", "Rollout")
+    found = []
+    for node in ast.walk(tree):
+        found += [
+            f"{relative}:{getattr(node, 'lineno', 0)} sets a rollout row's {attr}"
+            for attr in set_columns(node)
+        ]
+        name = called(node)
+        if not isinstance(node, ast.Call) or name is None:
+            continue
+        if name == "replace" and {k.arg for k in node.keywords} & state_fields:
+            found.append(f"{relative}:{node.lineno} replaces a rollout's state")
+        if name in built and relative not in (AGGREGATE, ROWS):
+            found.append(f"{relative}:{node.lineno} builds a rollout state: {name}")
+        written = [*node.args, *(k.value for k in node.keywords)]
+        whole = len(written) == 1 and called(written[0]) == "columns"
+        if (name == "sqlmodel_update" or name in rows) and not whole:
+            found.append(f"{relative}:{node.lineno} writes a rollout row with other than columns(...)")
+    return found
+
+
+def test_only_the_rollout_aggregate_changes_a_rollouts_state() -> None:
+    """A rollout's state changes in rollouts/rollout.py only (its methods return the new state);
+    rows are written whole from `columns(...)` of that state, by the repository alone."""
+    modules = parsed_modules()
+    offenders = [
+        found
+        for relative, tree in modules
+        if relative != AGGREGATE
+        for found in rollout_changes(relative, tree)
+    ]
+    assert offenders == []
+    aggregate = dict(modules)[AGGREGATE]
+    assert any(called(n) == "replace" for n in ast.walk(aggregate)), "the check would see a change"
+    writers = {r for r, tree in modules for n in ast.walk(tree) if called(n) == "sqlmodel_update"}
+    assert writers == {REPOSITORY}
+
+
+def test_the_rollout_check_sees_an_offender() -> None:
+    bad = (
+        "from shadowswitch.store.tables import Rollout\n"
+        "from shadowswitch.rollouts.rollout import RampPosition\n"
+        "def f(row, state):\n"
+        "    row.mode, row.percent = 'canary', 5\n"
+        "    row.sqlmodel_update({'ramp_state': 'done'})\n"
+        "    Rollout(task_type='t', mode='off')\n"
+        "    RampPosition('running')\n"
+        "    return replace(state, percent=5)\n"
+    )
+    found = rollout_changes("bad.py", ast.parse(bad))
+    assert len(found) == 6 and all(f.startswith("bad.py:") for f in found)
+
+
+def test_a_rollouts_audit_events_are_built_in_one_place() -> None:
+    builders = {
+        relative
+        for relative, tree in parsed_modules()
+        if (names := aliases(tree, "shadowswitch.store.tables", "AuditEvent"))
+        and any(called(node) in names for node in ast.walk(tree))
+    }
+    assert builders - {LEARNING_EVENTS} == {REPOSITORY}

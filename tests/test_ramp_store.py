@@ -18,9 +18,7 @@ from typer.testing import CliRunner
 
 from shadowswitch.cli import app as cli
 from shadowswitch.policy.models import Policy
-from shadowswitch.rollouts.store.breaker import BreakerStore
-from shadowswitch.rollouts.store.ramps import RampStore
-from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store import db
 from shadowswitch.store.decisions import DecisionStore, _Insert
 from shadowswitch.store.tables import Decision, utcnow
@@ -41,12 +39,12 @@ def policy(**ramp: Any) -> Policy:
     )
 
 
-def stores(url: str, p: Policy | None = None) -> tuple[RolloutStore, RampStore]:
+def stores(url: str, p: Policy | None = None) -> tuple[RolloutRepository, RolloutRepository]:
     db.upgrade(url)
     engine = db.make_engine(url)
-    rollouts = RolloutStore(engine)
+    rollouts = RolloutRepository(engine)
     rollouts.sync_policies({TASK: p or policy()})
-    return rollouts, RampStore(engine, clock=lambda: utcnow() + LATER)
+    return rollouts, RolloutRepository(engine, clock=lambda: utcnow() + LATER)
 
 
 def pairs(url: str, agree: int, disagree: int = 0) -> None:
@@ -59,7 +57,7 @@ def pairs(url: str, agree: int, disagree: int = 0) -> None:
     DecisionStore(db.make_engine(url)).write([_Insert(r) for r in rows])
 
 
-def kinds(rollouts: RolloutStore) -> list[str]:
+def kinds(rollouts: RolloutRepository) -> list[str]:
     return [e.kind for e in reversed(rollouts.audit(TASK, limit=100))]
 
 
@@ -104,7 +102,7 @@ def test_a_manual_set_pauses_and_a_policy_change_too(db_url: str) -> None:
 
 def test_a_trip_aborts_the_ramp_in_the_same_transaction(db_url: str) -> None:
     rollouts, _ = stores(db_url)
-    breaker = BreakerStore(rollouts.engine)
+    breaker = RolloutRepository(rollouts.engine)
     config = policy().breaker
     for i in range(2):
         breaker.record(TASK, config, f"d{i}", "error")
@@ -124,7 +122,9 @@ def test_two_replicas_ticking_the_same_step_move_it_once(pg_url: str) -> None:
     moved: list[Any] = []
 
     def replica() -> None:
-        ramps = RampStore(db.make_engine(pg_url), clock=lambda: utcnow() + LATER)  # own pool, as a process
+        ramps = RolloutRepository(
+            db.make_engine(pg_url), clock=lambda: utcnow() + LATER
+        )  # own pool, as a process
         barrier.wait()
         moved.append(ramps.tick(seen))
 

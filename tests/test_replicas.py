@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from shadowswitch.policy.models import Breaker
-from shadowswitch.rollouts.store.breaker import BreakerStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store import db
 from tests.support.clients import TASK, metric
 from tests.support.policies import write_policies
@@ -84,7 +84,7 @@ def test_rollout_changes_reach_every_replica_within_a_second(pg_url: str, replic
     )
     assert time.monotonic() - changed < SECOND
     # a third replica trips the breaker: both servers stop serving locally within a second
-    breaker, config = BreakerStore(db.make_engine(pg_url)), Breaker(**policy()["breaker"])
+    breaker, config = RolloutRepository(db.make_engine(pg_url)), Breaker(**policy()["breaker"])
     for i in range(4):
         breaker.record(TASK, config, f"elsewhere{i}", "error")
     assert within_a_second([a, b], "open") < SECOND

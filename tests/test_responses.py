@@ -23,8 +23,9 @@ from shadowswitch.api.responses import (
     ModelList,
     RolloutOut,
 )
+from shadowswitch.rollouts.ramp_status import ramp_json
 from shadowswitch.rollouts.states import AuditKind, Circuit, RolloutMode
-from shadowswitch.rollouts.store.ramp_state import ramp_json
+from shadowswitch.rollouts.store.rows import aggregate
 from shadowswitch.store.tables import AuditEvent, Decision, Rollout
 
 AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -180,7 +181,7 @@ def report_rows() -> list[Decision]:
 def test_the_report_is_what_build_report_gives_byte_for_byte() -> None:
     ramping = Rollout(task_type="pick", mode=RolloutMode.CANARY, percent=5.0, ramp_state="running")
     ramping.ramp_since, ramping.ramp_note = AT, "started"
-    ramps = {"pick": ramp_json(ramping), "other": None}
+    ramps = {"pick": ramp_json(aggregate(ramping)), "other": None}
     modes = {"pick": ("canary", 5.0), "other": ("off", 0.0)}
     built = build_report(report_rows(), AT - timedelta(hours=1), AT, modes, ramps)
     built["task_types"][1]["learning"] = {"task_type": "pick", "pairs": 3, "curve": [{"coverage": 0.5}]}

@@ -178,10 +178,10 @@ class Story:
         return summary
 
     def set_rollout(self, mode: str, percent: float | None, reason: str) -> None:
-        from shadowswitch.rollouts.store.rollouts import RolloutStore
+        from shadowswitch.rollouts.store.repository import RolloutRepository
         from shadowswitch.store import db as database
 
-        RolloutStore(database.make_engine(self.run.db_url)).set(
+        RolloutRepository(database.make_engine(self.run.db_url)).set(
             TASK_TYPE, actor=f"cli:{getpass.getuser()}", mode=mode, percent=percent, reason=reason
         )
         flags = f"--mode {mode}" + (f" --percent {percent:g}" if percent is not None else "")

@@ -136,10 +136,10 @@ def _proxy(
 
 
 def set_rollout(db: str, mode: str, percent: float) -> None:
-    from shadowswitch.rollouts.store.rollouts import RolloutStore
+    from shadowswitch.rollouts.store.repository import RolloutRepository
     from shadowswitch.store import db as database
 
-    RolloutStore(database.make_engine(db)).set(TASK_TYPE, actor="bench", mode=mode, percent=percent)
+    RolloutRepository(database.make_engine(db)).set(TASK_TYPE, actor="bench", mode=mode, percent=percent)
     time.sleep(1.0)  # the proxy sees it within its refresh interval
 
 

@@ -72,17 +72,15 @@ async def get_rollout(task: str, state: StateDep) -> ListedRollout:
 
 
 def _public(state: AppState, row: Rollout) -> ListedRollout:
-    shown = RolloutOut.shown(state.live.ramps, row)
+    shown = RolloutOut.shown(state.rollouts, row)
     return ListedRollout(**dict(shown), configured=row.task_type in state.policies.policies)
 
 
 @router.put("/rollouts/{task}")
 async def set_rollout(task: str, request: Request, state: StateDep, actor: AdminDep) -> RolloutOut:
     change = validated(RolloutChange, parse_json(await request.body(), 64 * 1024))
-    if change.mode is None and change.percent is None:
-        raise Unprocessable("give 'mode', 'percent' or both", param="mode")
 
-    def apply() -> Any:
+    def apply() -> Rollout:
         return state.rollouts.set(
             task, actor=actor, mode=change.mode, percent=change.percent, reason=change.reason
         )
@@ -98,8 +96,8 @@ async def ramp(task: str, request: Request, state: StateDep, actor: AdminDep) ->
     body = validated(RampCommand, parse_json(await request.body(), 64 * 1024))
 
     def apply() -> tuple[Rollout, RolloutOut]:
-        row = state.live.ramps.command(task, body.action, actor, body.reason)
-        return row, RolloutOut.shown(state.live.ramps, row)
+        row = state.rollouts.command(task, body.action, actor, body.reason)
+        return row, RolloutOut.shown(state.rollouts, row)
 
     row, shown = await anyio.to_thread.run_sync(apply)
     state.live.patch(row)

@@ -29,7 +29,6 @@ from shadowswitch.api.responses import RolloutOut
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest, NotFound
-from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import Decision, utcnow
 
 HERE = Path(__file__).resolve().parents[1] / "dashboard"
@@ -151,7 +150,7 @@ async def _report(
     since = until - span
     rows = await anyio.to_thread.run_sync(state.decisions.since, since, task)
     rollout_rows = await anyio.to_thread.run_sync(state.rollouts.list)
-    ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollout_rows)
+    ramps = await anyio.to_thread.run_sync(state.rollouts.statuses, rollout_rows)
     report = build_report(rows, since, until, rollout_modes(rollout_rows), ramps)
     shown = {
         r.task_type: {**RolloutOut.of(r).model_dump(mode="json"), "ramp": ramps.get(r.task_type)}

@@ -16,7 +16,7 @@ from shadowswitch.policy.models import PolicySet
 from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.rollouts.outcomes import Outcomes
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store.decisions import DecisionStore
 from shadowswitch.store.recorder import DecisionRecorder
 
@@ -33,7 +33,7 @@ class AppState:
     pipeline: Pipeline
     decisions: DecisionStore
     recorder: DecisionRecorder
-    rollouts: RolloutStore
+    rollouts: RolloutRepository  # the one writer of rollouts and their audit log
     live: LiveRollouts
     outcomes: Outcomes  # feedback and the breaker
     metrics: Metrics

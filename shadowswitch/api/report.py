@@ -12,7 +12,6 @@ from shadowswitch.api.learning import learning_status
 from shadowswitch.api.report_body import Report
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest
-from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import utcnow
 
 router = APIRouter(prefix="/v1/shadowswitch")
@@ -30,7 +29,7 @@ async def report(state: StateDep, task: str | None = None, since: str = "24h") -
     until = utcnow()
     rows = await anyio.to_thread.run_sync(state.decisions.since, until - window, task or None)
     rollouts = await anyio.to_thread.run_sync(state.rollouts.list)
-    ramps = await anyio.to_thread.run_sync(ramp_statuses, state.live.ramps, rollouts)
+    ramps = await anyio.to_thread.run_sync(state.rollouts.statuses, rollouts)
     built = build_report(rows, until - window, until, rollout_modes(rollouts), ramps)
     for entry in built["task_types"]:  # per-task-type learning, as GET /learning/{task} shows it
         if entry.get("task_type") in state.policies.policies and state.learning is not None:

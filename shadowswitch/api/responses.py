@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from shadowswitch.rollouts.ramp_status import ramp_json
 from shadowswitch.rollouts.states import RampState
-from shadowswitch.rollouts.store.ramp_state import ramp_json
-from shadowswitch.rollouts.store.ramps import RampStore
-from shadowswitch.rollouts.store.rollouts import iso, read_breaker
+from shadowswitch.rollouts.store.repository import RolloutRepository
+from shadowswitch.rollouts.store.rows import aggregate, as_utc
 from shadowswitch.store.tables import AuditEvent, Decision, Rollout
 
 if TYPE_CHECKING:
@@ -104,16 +104,16 @@ class RolloutOut(BaseModel):
                 reprobe_at=iso(row.reprobe_at),
                 reprobe_wait_s=row.reprobe_wait_s,
                 half_open_successes=row.half_open_successes,
-                failure_ids=list(read_breaker(row).decision_ids),
+                failure_ids=aggregate(row).breaker.decision_ids,
             ),
             updated_at=iso(row.updated_at),
             ramp=RampOut.model_validate(ramp) if ramp is not None else _ramp(row),
         )
 
     @classmethod
-    def shown(cls, ramps: RampStore, row: Rollout) -> RolloutOut:
+    def shown(cls, rollouts: RolloutRepository, row: Rollout) -> RolloutOut:
         """With a running ramp's evidence and what it waits for (reads the decisions)."""
-        return cls.of(row, ramps.status(row) if row.ramp_state == RampState.RUNNING else None)
+        return cls.of(row, rollouts.status(row) if row.ramp_state == RampState.RUNNING else None)
 
 
 class ListedRollout(RolloutOut):
@@ -201,7 +201,7 @@ class ModelList(BaseModel):
 
 
 def _ramp(row: Rollout) -> RampOut | None:
-    data = ramp_json(row)
+    data = ramp_json(aggregate(row))
     return RampOut.model_validate(data) if data is not None else None
 
 
@@ -282,3 +282,8 @@ class LearningStatus(BaseModel):
 class LearnerWoken(BaseModel):
     learner: str  # the replica's trainer name, as the audit shows it: learner:<host>:<pid>
     by: str
+
+
+def iso(value: datetime | None) -> str | None:
+    value = as_utc(value)
+    return value.isoformat() if value else None

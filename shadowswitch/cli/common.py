@@ -23,7 +23,7 @@ def settings_from(**overrides: Any) -> Any:
 
 def open_stores(db: str | None) -> tuple[Any, Any]:
     """The stores over a database already at this version's schema; else exit 1 saying what to run."""
-    from shadowswitch.rollouts.store.rollouts import RolloutStore
+    from shadowswitch.rollouts.store.repository import RolloutRepository
     from shadowswitch.store import db as database
     from shadowswitch.store.decisions import DecisionStore
 
@@ -33,7 +33,7 @@ def open_stores(db: str | None) -> tuple[Any, Any]:
         err.print(f"error: {problem}: run `shadowswitch db upgrade{' --db ' + db if db else ''}` first")
         raise typer.Exit(1)
     engine = database.make_engine(url)
-    return RolloutStore(engine), DecisionStore(engine)
+    return RolloutRepository(engine), DecisionStore(engine)
 
 
 def parse_age(text: str) -> timedelta:

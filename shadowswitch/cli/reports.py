@@ -20,7 +20,6 @@ def report(
 ) -> None:
     """Compare the local and generative paths per task type, with intervals and a verdict."""
     from shadowswitch.analysis.report import build_report, rollout_modes
-    from shadowswitch.rollouts.store.ramps import RampStore, ramp_statuses
     from shadowswitch.store.tables import utcnow
 
     window = parse_age(since)
@@ -28,7 +27,7 @@ def report(
     until = utcnow()
     rows = decisions.since(until - window, task)
     known = rollouts.list()
-    ramps = ramp_statuses(RampStore(rollouts.engine), known)
+    ramps = rollouts.statuses(known)
     result = build_report(rows, until - window, until, rollout_modes(known), ramps)
     _add_learning(result, db)
     if as_json:

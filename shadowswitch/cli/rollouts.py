@@ -23,11 +23,9 @@ def rollout_status(
 ) -> None:
     """Mode, percent, breaker and ramp of every task type, and the latest audit events."""
     from shadowswitch.api.responses import AuditEventOut, RolloutOut
-    from shadowswitch.rollouts.store.ramps import RampStore
 
     rollouts, _ = open_stores(db)
-    ramps = RampStore(rollouts.engine)
-    rows = [RolloutOut.shown(ramps, r).model_dump(mode="json") for r in rollouts.list()]
+    rows = [RolloutOut.shown(rollouts, r).model_dump(mode="json") for r in rollouts.list()]
     events = [AuditEventOut.of(e).model_dump(mode="json") for e in rollouts.audit(task, limit=limit)]
     if as_json:
         print(json.dumps({"rollouts": rows, "audit": events}, indent=2))
@@ -103,17 +101,15 @@ def rollout_ramp(
     from shadowswitch.api.responses import RolloutOut
     from shadowswitch.errors import ShadowswitchError
     from shadowswitch.rollouts.ramp import ACTIONS
-    from shadowswitch.rollouts.store.ramps import RampStore
 
     if action not in ACTIONS:
         err.print(f"error: action must be one of {', '.join(ACTIONS)}")
         raise typer.Exit(2)
     rollouts, _ = open_stores(db)
-    ramps = RampStore(rollouts.engine)
     try:
-        row = ramps.command(task, action, actor=f"cli:{getpass.getuser()}", reason=reason)
+        row = rollouts.command(task, action, actor=f"cli:{getpass.getuser()}", reason=reason)
     except ShadowswitchError as exc:
         err.print(f"error: {exc.message}")
         raise typer.Exit(1) from None
-    r = RolloutOut.shown(ramps, row).model_dump(mode="json")
+    r = RolloutOut.shown(rollouts, row).model_dump(mode="json")
     console.print(f"{r['task_type']}: {r['mode']} {r['percent']:g}%; ramp {r['ramp']['text']}")

@@ -25,14 +25,14 @@ from sqlalchemy.exc import SQLAlchemyError
 from shadowswitch.learning.recorder import Learning
 from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
-from shadowswitch.rollouts.breaker import counts_as, on_failure, on_success
+from shadowswitch.rollouts.breaker import counts_as
 from shadowswitch.rollouts.feedback import Feedback
-from shadowswitch.rollouts.states import Circuit, DecisionPath
-from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
+from shadowswitch.rollouts.states import BreakerTransition, Circuit, DecisionPath
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.rollouts.store.rollouts import read_breaker, write_breaker
+from shadowswitch.rollouts.store.repository import Change, RolloutRepository, Written
+from shadowswitch.rollouts.store.rows import aggregate, as_row
 from shadowswitch.server.metrics import Metrics
-from shadowswitch.store.tables import Decision, Rollout, utcnow
+from shadowswitch.store.tables import Decision, utcnow
 
 log = logging.getLogger(__name__)
 MAX_HELD = 100_000  # breaker events held in memory during an outage; beyond, the oldest go
@@ -52,7 +52,7 @@ class Outcomes:
     def __init__(
         self,
         feedback: Feedback,
-        breaker: BreakerStore,
+        rollouts: RolloutRepository,
         live: LiveRollouts,
         policies: PolicySet,
         metrics: Metrics | None = None,
@@ -61,7 +61,7 @@ class Outcomes:
     ):
         self.feedback = feedback
         self.learning = learning  # negative feedback excludes the decision's exemplar
-        self.breaker = breaker
+        self.rollouts = rollouts
         self.live = live
         self.policies = policies
         self.metrics = metrics
@@ -130,7 +130,7 @@ class Outcomes:
 
         def step() -> Written | None:
             try:
-                return self.breaker.record(held.task_type, held.config, held.decision_id, held.event)
+                return self.rollouts.record(held.task_type, held.config, held.decision_id, held.event)
             finally:
                 done.set()
 
@@ -149,22 +149,18 @@ class Outcomes:
         row = self.live.rows.get(held.task_type)
         if row is None:
             return
-        before = read_breaker(row)
-        if counts_as(held.event, held.config):
-            step = on_success(before, held.config)
-        else:
-            step = on_failure(before, held.config, held.decision_id, held.event, utcnow())
-        if step.state == before:
+        before = aggregate(row)
+        changed = before.record(held.config, held.decision_id, held.event, utcnow())
+        if changed.rollout == before:
             return
-        local = Rollout.model_validate(row.model_dump())
-        write_breaker(local, step.state)
-        self.live.patch(local)
-        if step.transition == "trip":
+        self.live.patch(as_row(changed.rollout))  # this replica's view only: not written
+        trip = next((e for e in changed.events if e.kind == BreakerTransition.TRIP), None)
+        if trip is not None:
             log.warning(
                 "breaker tripped in this replica while the database is away: task type %s answers "
                 "generatively here; %s (written, and applied on every replica, when the database is back)",
                 held.task_type,
-                step.reason,
+                trip.reason,
             )
 
     async def replay(self) -> None:

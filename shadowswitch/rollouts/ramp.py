@@ -91,6 +91,15 @@ def command(state: str | None, action: str) -> str:
     raise ValueError(f"action must be one of {', '.join(ACTIONS)}")
 
 
+def position(mode: str | None, percent: float | None) -> str:
+    """Where a rollout is on the ramp, as its texts say it: `shadow`, `canary 5%`."""
+    return f"canary {percent or 0:g}%" if mode == RolloutMode.CANARY else str(mode)
+
+
+def steps_text(steps: list[float]) -> str:
+    return ", ".join(f"{s:g}" for s in steps) + "%"
+
+
 def agreement_text(pairs: Counts) -> str:
     """E.g. 'agreement 96.8% [94.1–98.4]': the rate and its anytime-valid bounds."""
     if not pairs.total:

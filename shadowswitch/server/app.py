@@ -41,9 +41,8 @@ from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.redact import load_redactor
 from shadowswitch.rollouts.feedback import Feedback
 from shadowswitch.rollouts.outcomes import Outcomes
-from shadowswitch.rollouts.store.breaker import BreakerStore
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.server.metrics import Metrics
 from shadowswitch.server.offline import stay_offline
 from shadowswitch.server.reload import PolicyReloader
@@ -81,10 +80,9 @@ def create_app(
         timeout_s=settings.db_timeout_s,
         metrics=metrics,
     )
-    rollout_store = RolloutStore(engine)
-    breaker = BreakerStore(engine)
+    rollout_store = RolloutRepository(engine)
     live = LiveRollouts(
-        rollout_store, policies, settings.rollout_refresh_s, breaker, ramp_check_s=settings.ramp_check_s
+        rollout_store, policies, settings.rollout_refresh_s, ramp_check_s=settings.ramp_check_s
     )
     exemplars = ExemplarStore(engine, settings.max_exemplars)
     memories = ServedMemories(exemplars, lambda task, v: metrics.learned_version.labels(task).set(v))
@@ -98,7 +96,7 @@ def create_app(
     )
     outcomes = Outcomes(
         Feedback(decisions, policies, recorder),
-        breaker,
+        rollout_store,
         live,
         policies,
         metrics,

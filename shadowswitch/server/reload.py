@@ -31,7 +31,7 @@ from shadowswitch.policy.diff import PolicyChanges, diff
 from shadowswitch.policy.models import ModelSource
 from shadowswitch.proxy.pipeline import Pipeline
 from shadowswitch.rollouts.store.live import LiveRollouts
-from shadowswitch.rollouts.store.rollouts import RolloutStore
+from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store.tables import AuditEvent
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class PolicyReloader:
         self,
         directory: Path,
         policies: PolicySet,
-        rollouts: RolloutStore,
+        rollouts: RolloutRepository,
         live: LiveRollouts,
         pipeline: Pipeline,
     ):

@@ -1,1 +1,1 @@
-"""The rollout domain's database shells: rollouts and their audit, ramps, breaker state, live reads."""
+"""The rollout domain's database side: the Rollout's repository, the ramp's evidence, the live view."""

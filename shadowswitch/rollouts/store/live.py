@@ -20,9 +20,8 @@ import anyio
 from shadowswitch.policy.models import PolicySet
 from shadowswitch.rollouts.routing import RolloutView
 from shadowswitch.rollouts.states import Circuit, RampState, RolloutMode
-from shadowswitch.rollouts.store.breaker import BreakerStore, Change, Written
-from shadowswitch.rollouts.store.ramps import RampStore
-from shadowswitch.rollouts.store.rollouts import RolloutStore, as_utc
+from shadowswitch.rollouts.store.repository import Change, RolloutRepository, Written
+from shadowswitch.rollouts.store.rows import as_utc
 from shadowswitch.store.tables import Rollout
 
 log = logging.getLogger(__name__)
@@ -32,17 +31,15 @@ OnChange = Callable[[Change], None]
 class LiveRollouts:
     def __init__(
         self,
-        store: RolloutStore,
+        store: RolloutRepository,
         policies: PolicySet,
         interval_s: float = 0.5,
-        breaker: BreakerStore | None = None,
         on_change: OnChange | None = None,
         ramp_check_s: float = 2.0,
     ):
         self.store = store
         self.policies = policies
         self.interval_s = interval_s
-        self.breaker = breaker
         self.on_change = on_change
         self.rows: dict[str, Rollout] = {}
         self._epoch = 0  # bumped by every local patch
@@ -52,7 +49,6 @@ class LiveRollouts:
         # replaced by what the database says (raises while it is still away: the view stays)
         self.before_refresh: Callable[[], Awaitable[None]] | None = None
         self._failing_since: float | None = None  # the refresh has failed since (monotonic)
-        self.ramps = RampStore(store.engine, store.clock)
         self.ramp_check_s = ramp_check_s  # how often running ramps read their evidence
         self._ramps_checked = -math.inf
         self.ramp_passes = 0  # ramp checks done: what a test waits for, rather than for time
@@ -87,15 +83,13 @@ class LiveRollouts:
 
     async def _advance_breakers(self) -> None:
         """Open breakers whose re-probe time has come go half-open."""
-        if self.breaker is None:
-            return
-        now = self.breaker.clock()
+        now = self.store.clock()
         for row in list(self.rows.values()):
             reprobe_at = as_utc(row.reprobe_at)
             policy = self.policies.policies.get(row.task_type)
             if row.breaker_state != Circuit.OPEN or reprobe_at is None or reprobe_at > now or policy is None:
                 continue
-            written = await anyio.to_thread.run_sync(self.breaker.tick, row.task_type, policy.breaker)
+            written = await anyio.to_thread.run_sync(self.store.reprobe, row.task_type, policy.breaker)
             self.apply(written)
 
     async def _advance_ramps(self) -> None:
@@ -105,7 +99,7 @@ class LiveRollouts:
         self._ramps_checked = time.monotonic()
         for row in list(self.rows.values()):
             if row.ramp_state == RampState.RUNNING and row.breaker_state == Circuit.CLOSED:
-                moved = await anyio.to_thread.run_sync(self.ramps.tick, row)
+                moved = await anyio.to_thread.run_sync(self.store.tick, row)
                 if moved is not None:
                     self.patch(moved)
                     level = (
