@@ -58,8 +58,6 @@ LAYERS = (
 KNOWN_BACKWARD = {
     ("shadowswitch.analysis", "shadowswitch.rollouts"): "analysis/report.py reads DecisionPath from "
     "rollouts/states.py, while rollouts/ramp.py reads analysis' statistics",
-    ("shadowswitch.rollouts", "shadowswitch.server"): "rollouts/outcomes.py imports server/metrics.py "
-    "for an annotation (Metrics)",
 }
 
 

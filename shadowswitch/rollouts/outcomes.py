@@ -18,6 +18,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
@@ -31,8 +32,10 @@ from shadowswitch.rollouts.states import BreakerTransition, Circuit, DecisionPat
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.repository import Change, RolloutRepository, Written
 from shadowswitch.rollouts.store.rows import aggregate, as_row
-from shadowswitch.server.metrics import Metrics
 from shadowswitch.store.tables import Decision, utcnow
+
+if TYPE_CHECKING:
+    from shadowswitch.server.metrics import Metrics
 
 log = logging.getLogger(__name__)
 MAX_HELD = 100_000  # breaker events held in memory during an outage; beyond, the oldest go
