@@ -115,7 +115,7 @@ def one_of(value: Any, allowed: tuple[str, ...], what: str) -> str:
     return text
 
 
-def address_of(line1: Any, city: Any, state: Any, zip: Any, line2: Any = "") -> dict[str, str]:  # noqa: A002
+def address_of(line1: Any, city: Any, state: Any, zip: Any, line2: Any = "") -> dict[str, str]:
     """A postal address from the tools' fields; the zip is five digits."""
     fields = {"line1": line1, "line2": line2 or "", "city": city, "state": state, "zip": zip}
     out = {k: str(v).strip() for k, v in fields.items()}

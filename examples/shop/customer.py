@@ -54,7 +54,9 @@ class Customer:
         items = self.scenario.intent in ("return", "exchange", "damaged")
         if items and len(named) < len(self.scenario.products) and "sure" not in low:
             missing = next(p for p in self.scenario.products if p not in named)
-            return self.rng.choice(("That's the wrong item: I meant the {p}.", "Hmm, not that one. It's the {p}.")).format(p=missing)  # fmt: skip
+            return self.rng.choice(
+                ("That's the wrong item: I meant the {p}.", "Hmm, not that one. It's the {p}.")
+            ).format(p=missing)
         if "are you sure" in low or "just to be sure" in low:
             return self.rng.choice(AGAIN)
         return self.rng.choice(NO if self.scenario.decline else YES)

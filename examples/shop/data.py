@@ -33,25 +33,42 @@ PRODUCTS: dict[str, dict[str, tuple[str, ...]]] = {
     "trekking poles": {"material": ("aluminium", "carbon"), "length": ("115cm", "125cm", "135cm")},
 }
 BASE_PRICE = {
-    "trail runners": 119.0, "hiking boots": 165.0, "rain jacket": 139.0, "fleece pullover": 69.0,
-    "camping lantern": 39.0, "water bottle": 24.0, "sleeping bag": 149.0, "daypack": 79.0,
-    "dome tent": 229.0, "headlamp": 45.0, "wool socks": 22.0, "trekking poles": 89.0,
-}  # fmt: skip
-FIRST = (
+    "trail runners": 119.0,
+    "hiking boots": 165.0,
+    "rain jacket": 139.0,
+    "fleece pullover": 69.0,
+    "camping lantern": 39.0,
+    "water bottle": 24.0,
+    "sleeping bag": 149.0,
+    "daypack": 79.0,
+    "dome tent": 229.0,
+    "headlamp": 45.0,
+    "wool socks": 22.0,
+    "trekking poles": 89.0,
+}
+FIRST = (  # noqa: SIM905
     "Amara Bruno Chiara Dmitri Elif Farah Gustavo Hana Ines Jonas Keiko Lars Maya Nikhil Olga "
     "Pavel Quinn Rosa Sami Tomas Uma Viktor Wen Ximena Yusuf Zoe Aiden Beatriz Cyrus Delia"
 ).split()
-LAST = (
+LAST = (  # noqa: SIM905
     "Okafor Lindqvist Moreau Petrov Yilmaz Haddad Romero Sato Duarte Berg Tanaka Nilsen Cohen "
     "Rao Ivanova Novak Reyes Kim Osei Varga Mehta Kowalski Zhang Ortega Demir Fischer Walsh"
 ).split()
 DOMAINS = ("mailbox.example", "post.example", "inbox.example", "webmail.example")
-STREETS = "Alder Birch Cedar Juniper Maple Orchard Quarry Ridge Spruce Willow Harbor Mill".split()
+STREETS = "Alder Birch Cedar Juniper Maple Orchard Quarry Ridge Spruce Willow Harbor Mill".split()  # noqa: SIM905
 KINDS = ("Street", "Road", "Avenue", "Lane", "Drive", "Court")
 CITIES = (
-    ("Portland", "OR"), ("Boise", "ID"), ("Tacoma", "WA"), ("Eugene", "OR"), ("Spokane", "WA"),
-    ("Reno", "NV"), ("Bend", "OR"), ("Missoula", "MT"), ("Salem", "OR"), ("Helena", "MT"),
-)  # fmt: skip
+    ("Portland", "OR"),
+    ("Boise", "ID"),
+    ("Tacoma", "WA"),
+    ("Eugene", "OR"),
+    ("Spokane", "WA"),
+    ("Reno", "NV"),
+    ("Bend", "OR"),
+    ("Missoula", "MT"),
+    ("Salem", "OR"),
+    ("Helena", "MT"),
+)
 CARDS = ("Visa", "Mastercard", "Amex")
 # order status → how many of a customer's orders have it (weights)
 STATUSES = {"pending": 3, "processing": 2, "shipped": 2, "delivered": 4, "cancelled": 1}
@@ -92,8 +109,14 @@ def catalog(rng: random.Random, taken: set[str]) -> dict[str, dict[str, Any]]:
             options = dict(zip(grid, combo, strict=True))
             price = round(BASE_PRICE[name] * rng.choice((0.95, 1.0, 1.0, 1.1)), 2)
             available = rng.random() < 0.8
-            variants.append({"variant_id": _id(rng, "var_", 7, taken), "options": options, "price": price,
-                             "available": available})  # fmt: skip
+            variants.append(
+                {
+                    "variant_id": _id(rng, "var_", 7, taken),
+                    "options": options,
+                    "price": price,
+                    "available": available,
+                }
+            )
         products[product_id] = {"product_id": product_id, "name": name, "variants": variants}
     return products
 
@@ -101,9 +124,13 @@ def catalog(rng: random.Random, taken: set[str]) -> dict[str, dict[str, Any]]:
 def payment_methods(rng: random.Random, email: str, taken: set[str]) -> list[dict[str, Any]]:
     card = rng.choice(CARDS)
     methods: list[dict[str, Any]] = [
-        {"payment_id": _id(rng, "pm_card_", 6, taken), "kind": "card", "brand": card,
-         "last4": f"{rng.randint(0, 9999):04d}"}
-    ]  # fmt: skip
+        {
+            "payment_id": _id(rng, "pm_card_", 6, taken),
+            "kind": "card",
+            "brand": card,
+            "last4": f"{rng.randint(0, 9999):04d}",
+        }
+    ]
     if rng.random() < 0.55:
         balance = float(rng.choice((25, 50, 75, 100, 150)))
         methods.append(
@@ -115,14 +142,24 @@ def payment_methods(rng: random.Random, email: str, taken: set[str]) -> list[dic
     return methods
 
 
-def order(rng: random.Random, customer: dict[str, Any], products: list[dict[str, Any]], taken: set[str]) -> dict[str, Any]:  # fmt: skip
+def order(
+    rng: random.Random, customer: dict[str, Any], products: list[dict[str, Any]], taken: set[str]
+) -> dict[str, Any]:
     status = rng.choices(list(STATUSES), weights=list(STATUSES.values()))[0]
     lines = []
-    for record in rng.sample(products, rng.choice((1, 1, 2, 2, 3, 4))):
-        variant = rng.choice(record["variants"])
-        lines.append({"line_id": _id(rng, "ln_", 6, taken), "product_id": record["product_id"],
-                      "variant_id": variant["variant_id"], "name": record["name"],
-                      "options": dict(variant["options"]), "price": variant["price"], "status": status})  # fmt: skip
+    for stocked in rng.sample(products, rng.choice((1, 1, 2, 2, 3, 4))):
+        variant = rng.choice(stocked["variants"])
+        lines.append(
+            {
+                "line_id": _id(rng, "ln_", 6, taken),
+                "product_id": stocked["product_id"],
+                "variant_id": variant["variant_id"],
+                "name": stocked["name"],
+                "options": dict(variant["options"]),
+                "price": variant["price"],
+                "status": status,
+            }
+        )
     ago = {"pending": (0, 1), "processing": (1, 2), "shipped": (2, 4)}.get(status, (8, 25))
     placed = TODAY - timedelta(days=rng.randint(*ago))
     record: dict[str, Any] = {
@@ -139,13 +176,18 @@ def order(rng: random.Random, customer: dict[str, Any], products: list[dict[str,
     }
     if status in ("shipped", "delivered"):
         eta = placed + timedelta(days=rng.randint(3, 6))
-        record["fulfilment"] = {"tracking_number": _id(rng, "1Z", 10, taken), "carrier": rng.choice(CARRIERS),
-                                "shipped_on": (placed + timedelta(days=1)).isoformat(),
-                                ("delivered_on" if status == "delivered" else "eta"): eta.isoformat()}  # fmt: skip
+        record["fulfilment"] = {
+            "tracking_number": _id(rng, "1Z", 10, taken),
+            "carrier": rng.choice(CARRIERS),
+            "shipped_on": (placed + timedelta(days=1)).isoformat(),
+            ("delivered_on" if status == "delivered" else "eta"): eta.isoformat(),
+        }
     return record
 
 
-def customer(rng: random.Random, products: list[dict[str, Any]], taken: set[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:  # fmt: skip
+def customer(
+    rng: random.Random, products: list[dict[str, Any]], taken: set[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     first, last = rng.choice(FIRST), rng.choice(LAST)
     email = f"{first.lower()}.{last.lower()}{rng.randint(1, 99)}@{rng.choice(DOMAINS)}"
     record: dict[str, Any] = {

@@ -18,7 +18,7 @@ def find_customer_by_email(b: Backend, email: str) -> dict[str, Any]:
     raise ToolError(f"no customer with email {email!r}")
 
 
-def find_customer_by_name(b: Backend, first_name: str, last_name: str, zip: str) -> dict[str, Any]:  # noqa: A002
+def find_customer_by_name(b: Backend, first_name: str, last_name: str, zip: str) -> dict[str, Any]:
     wanted = (str(first_name).strip().lower(), str(last_name).strip().lower(), str(zip).strip())
     for record in b.world.customers.values():
         name = record["name"]
@@ -49,9 +49,13 @@ def track_parcel(b: Backend, tracking_number: str) -> dict[str, Any]:
                 events.append({"on": delivered, "event": "delivered", "at": record["ship_to"]["city"]})
             else:
                 events.append({"on": fulfilment["shipped_on"], "event": "in transit", "at": "Sacramento, CA"})
-            return {"tracking_number": fulfilment["tracking_number"], "carrier": fulfilment["carrier"],
-                    "status": "delivered" if delivered else "in transit",
-                    "eta": fulfilment.get("eta") or delivered, "events": events}  # fmt: skip
+            return {
+                "tracking_number": fulfilment["tracking_number"],
+                "carrier": fulfilment["carrier"],
+                "status": "delivered" if delivered else "in transit",
+                "eta": fulfilment.get("eta") or delivered,
+                "events": events,
+            }
     raise ToolError(f"no parcel with tracking number {tracking_number!r}")
 
 
@@ -77,7 +81,9 @@ def cancel_order(b: Backend, order_id: str, reason: str) -> dict[str, Any]:
     return {"order_id": record["order_id"], "status": "cancelled", "refund": record["refunds"][-1]}
 
 
-def change_delivery_address(b: Backend, order_id: str, line1: str, city: str, state: str, zip: str, line2: str = "") -> dict[str, Any]:  # noqa: A002  # fmt: skip
+def change_delivery_address(
+    b: Backend, order_id: str, line1: str, city: str, state: str, zip: str, line2: str = ""
+) -> dict[str, Any]:
     record = _pending(b, order_id)
     record["ship_to"] = address_of(line1, city, state, zip, line2)
     return {"order_id": record["order_id"], "ship_to": record["ship_to"]}
@@ -124,11 +130,18 @@ def return_items(b: Backend, order_id: str, line_ids: list[str], refund_to: str)
     for line in lines:
         line["status"] = "return_requested"
     record["refunds"].append({"amount": amount, "to": target, "reason": "return"})
-    return {"order_id": record["order_id"], "returned": [line["line_id"] for line in lines], "refund": amount,
-            "refund_to": target, "label": f"RMA-{record['order_id'][2:]}"}  # fmt: skip
+    return {
+        "order_id": record["order_id"],
+        "returned": [line["line_id"] for line in lines],
+        "refund": amount,
+        "refund_to": target,
+        "label": f"RMA-{record['order_id'][2:]}",
+    }
 
 
-def exchange_items(b: Backend, order_id: str, line_ids: list[str], new_variant_ids: list[str], payment_id: str) -> dict[str, Any]:  # fmt: skip
+def exchange_items(
+    b: Backend, order_id: str, line_ids: list[str], new_variant_ids: list[str], payment_id: str
+) -> dict[str, Any]:
     record, lines = _delivered(b, order_id, line_ids)
     if not isinstance(new_variant_ids, list) or len(new_variant_ids) != len(lines):
         raise ToolError("new_variant_ids must list one variant for each line, in the same order")
@@ -142,8 +155,12 @@ def exchange_items(b: Backend, order_id: str, line_ids: list[str], new_variant_i
     for line, variant_id in zip(lines, new_variant_ids, strict=True):
         line["status"] = "exchange_requested"
         line["exchange_for"] = variant_id
-    return {"order_id": record["order_id"], "exchanged": [line["line_id"] for line in lines],
-            "new_variant_ids": new_variant_ids, "difference_charged_to": payment_id}  # fmt: skip
+    return {
+        "order_id": record["order_id"],
+        "exchanged": [line["line_id"] for line in lines],
+        "new_variant_ids": new_variant_ids,
+        "difference_charged_to": payment_id,
+    }
 
 
 def report_damaged_item(b: Backend, order_id: str, line_id: str, refund_to: str) -> dict[str, Any]:
@@ -151,14 +168,21 @@ def report_damaged_item(b: Backend, order_id: str, line_id: str, refund_to: str)
     target = _refund_target(b, record, refund_to)
     lines[0]["status"] = "refunded_damaged"
     record["refunds"].append({"amount": lines[0]["price"], "to": target, "reason": "damaged"})
-    return {"order_id": record["order_id"], "line_id": lines[0]["line_id"], "refund": lines[0]["price"],
-            "refund_to": target, "keep_item": True}  # fmt: skip
+    return {
+        "order_id": record["order_id"],
+        "line_id": lines[0]["line_id"],
+        "refund": lines[0]["price"],
+        "refund_to": target,
+        "keep_item": True,
+    }
 
 
 # the account, and people
 
 
-def update_account_address(b: Backend, customer_id: str, line1: str, city: str, state: str, zip: str, line2: str = "") -> dict[str, Any]:  # noqa: A002  # fmt: skip
+def update_account_address(
+    b: Backend, customer_id: str, line1: str, city: str, state: str, zip: str, line2: str = ""
+) -> dict[str, Any]:
     record = b.customer(customer_id)
     record["address"] = address_of(line1, city, state, zip, line2)
     return {"customer_id": record["customer_id"], "address": record["address"]}
@@ -175,8 +199,19 @@ def transfer_to_human(b: Backend, customer_id: str, summary: str) -> dict[str, A
 OPERATIONS: dict[str, Callable[..., dict[str, Any]]] = {
     f.__name__: f
     for f in (
-        find_customer_by_email, find_customer_by_name, get_customer, get_order, get_product, track_parcel,
-        cancel_order, change_delivery_address, change_order_payment, return_items, exchange_items,
-        report_damaged_item, update_account_address, transfer_to_human,
+        find_customer_by_email,
+        find_customer_by_name,
+        get_customer,
+        get_order,
+        get_product,
+        track_parcel,
+        cancel_order,
+        change_delivery_address,
+        change_order_payment,
+        return_items,
+        exchange_items,
+        report_damaged_item,
+        update_account_address,
+        transfer_to_human,
     )
-}  # fmt: skip
+}

@@ -60,7 +60,9 @@ def next_step(state: State, card: Card) -> Step:
         summary = (
             f"{customer['name']['first']} {customer['name']['last']} asks for a person: {state.users[0]}"
         )
-        return write(state, "transfer_to_human", {"customer_id": customer["customer_id"], "summary": summary}, facts)  # fmt: skip
+        return write(
+            state, "transfer_to_human", {"customer_id": customer["customer_id"], "summary": summary}, facts
+        )
     if card.intent == "account_address":
         if card.address is None:
             return Say("ask_address", facts)
@@ -102,7 +104,9 @@ def _order(state: State, card: Card, customer: dict[str, Any]) -> Step | dict[st
     return Say("no_such_order", {"products": card.products})
 
 
-def _for_order(state: State, card: Card, customer: dict[str, Any], order: dict[str, Any], facts: dict[str, Any]) -> Step:  # fmt: skip
+def _for_order(
+    state: State, card: Card, customer: dict[str, Any], order: dict[str, Any], facts: dict[str, Any]
+) -> Step:
     order_id = order["order_id"]
     facts = {**facts, "order_id": order_id, "status": order["status"]}
     if order["status"] not in FITS[card.intent]:
@@ -124,25 +128,43 @@ def _for_order(state: State, card: Card, customer: dict[str, Any], order: dict[s
         if method is None:
             return Say("ask_payment", facts)
         facts["method"] = method
-        return write(state, "change_order_payment", {"order_id": order_id, "payment_id": method["payment_id"]}, facts)  # fmt: skip
+        return write(
+            state, "change_order_payment", {"order_id": order_id, "payment_id": method["payment_id"]}, facts
+        )
     lines = [line for p in card.products for line in order["items"] if line["name"] == p]
-    facts |= {"items": [line["name"] for line in lines], "others": [x["name"] for x in order["items"] if x not in lines]}  # fmt: skip
+    facts |= {
+        "items": [line["name"] for line in lines],
+        "others": [x["name"] for x in order["items"] if x not in lines],
+    }
     if card.intent == "exchange":
         return _exchange(state, card, order, lines[0], facts)
+    return _refund(state, card, customer, order, lines, facts)
+
+
+def _refund(
+    state: State,
+    card: Card,
+    customer: dict[str, Any],
+    order: dict[str, Any],
+    lines: list[dict[str, Any]],
+    facts: dict[str, Any],
+) -> Step:
+    """A return or a damaged item: ask where the refund goes, then its write."""
     if card.refund is None:
         return Say("ask_refund", facts)
-    refund_to = order["payment_id"] if card.refund == "original" else _method(customer, "gift_card")
-    refund_to = refund_to if isinstance(refund_to, str) else (refund_to or {}).get("payment_id")
+    gift = _method(customer, "gift_card")
+    refund_to = order["payment_id"] if card.refund == "original" else (gift or {}).get("payment_id")
     facts |= {"refund": sum(line["price"] for line in lines), "refund_kind": card.refund}
     if card.intent == "damaged":
-        arguments = {"order_id": order_id, "line_id": lines[0]["line_id"], "refund_to": refund_to}
+        arguments = {"order_id": order["order_id"], "line_id": lines[0]["line_id"], "refund_to": refund_to}
         return write(state, "report_damaged_item", arguments, facts)
-    arguments = {
-        "order_id": order_id,
-        "line_ids": [line["line_id"] for line in lines],
-        "refund_to": refund_to,
-    }
-    return write(state, "return_items", arguments, facts)
+    line_ids = [line["line_id"] for line in lines]
+    return write(
+        state,
+        "return_items",
+        {"order_id": order["order_id"], "line_ids": line_ids, "refund_to": refund_to},
+        facts,
+    )
 
 
 def _status(state: State, order: dict[str, Any], facts: dict[str, Any]) -> Step:
@@ -157,7 +179,9 @@ def _status(state: State, order: dict[str, Any], facts: dict[str, Any]) -> Step:
     )
 
 
-def _exchange(state: State, card: Card, order: dict[str, Any], line: dict[str, Any], facts: dict[str, Any]) -> Step:  # fmt: skip
+def _exchange(
+    state: State, card: Card, order: dict[str, Any], line: dict[str, Any], facts: dict[str, Any]
+) -> Step:
     product = state.result("get_product", product_id=line["product_id"])
     if product is None:
         return Call("get_product", {"product_id": line["product_id"]})

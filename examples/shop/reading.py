@@ -18,11 +18,13 @@ from examples.shop.data import PRODUCTS
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 NAME_ZIP = re.compile(
-    r"(?:I'm|I am|[Nn]ame(?: is|:)?|[Tt]his is|[Ii]t's)\s+([A-Z][a-z]+) ([A-Z][a-z]+)\b.*?\bzip(?: code)?(?: is)?:?\s+(\d{5})"
+    r"(?:I'm|I am|[Nn]ame(?: is|:)?|[Tt]his is|[Ii]t's)\s+([A-Z][a-z]+) ([A-Z][a-z]+)\b"
+    r".*?\bzip(?: code)?(?: is)?:?\s+(\d{5})"
 )
 ORDER_ID = re.compile(r"\bLK\d{6}\b")
 ADDRESS = re.compile(
-    r"(\d+ [A-Z][a-z]+ (?:Street|Road|Avenue|Lane|Drive|Court))(?:,? ((?:Apt|Unit) \d+))?, ([A-Z][a-z]+), ([A-Z]{2}) (\d{5})"
+    r"(\d+ [A-Z][a-z]+ (?:Street|Road|Avenue|Lane|Drive|Court))(?:,? ((?:Apt|Unit) \d+))?"
+    r", ([A-Z][a-z]+), ([A-Z]{2}) (\d{5})"
 )
 # intent → words that say it, tried in this order (the first intent whose word appears wins)
 INTENTS = (
@@ -134,7 +136,11 @@ class State:
     def result(self, name: str, **arguments: Any) -> Any:
         """The newest successful result of `name` called with (at least) these arguments."""
         for done in reversed(self.calls):
-            if done.name == name and done.error is None and all(done.arguments.get(k) == v for k, v in arguments.items()):  # fmt: skip
+            if (
+                done.name == name
+                and done.error is None
+                and all(done.arguments.get(k) == v for k, v in arguments.items())
+            ):
                 return done.result
         return None
 
@@ -174,7 +180,10 @@ def read(messages: list[dict[str, Any]]) -> State:
                     arguments = json.loads(function.get("arguments") or "{}")
                 except ValueError:
                     arguments = {}
-                pending[str(call.get("id"))] = (str(function.get("name")), arguments if isinstance(arguments, dict) else {})  # fmt: skip
+                pending[str(call.get("id"))] = (
+                    str(function.get("name")),
+                    arguments if isinstance(arguments, dict) else {},
+                )
             if not message.get("tool_calls"):
                 state.texts.append(text)
         elif role == "tool":

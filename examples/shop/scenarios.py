@@ -9,13 +9,20 @@ a correct agent makes — computed here from the shop's records, never from the 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from examples.shop import data
 from examples.shop.backend import fresh_backend
 from examples.shop.plan import fits, mentions
-from examples.shop.scenario_text import OPENINGS, identity_text, new_words, opening_values
+from examples.shop.scenario_text import (
+    OPENINGS,
+    identity_text,
+    new_words,
+    opening_values,
+    reason_text,
+    refund_text,
+)
 
 PER_CUSTOMER = 3
 DECLINE = 0.12  # share of write requests the customer declines at the confirmation
@@ -43,7 +50,9 @@ class Scenario:
         return (self.intent,)
 
 
-def scenarios(seed: int = data.SEED, customers: int = data.CUSTOMERS, per_customer: int = PER_CUSTOMER) -> list[Scenario]:  # fmt: skip
+def scenarios(
+    seed: int = data.SEED, customers: int = data.CUSTOMERS, per_customer: int = PER_CUSTOMER
+) -> list[Scenario]:
     """`per_customer` requests of each generated customer, in the customers' order."""
     world = fresh_backend(seed, customers).world
     out: list[Scenario] = []
@@ -58,8 +67,18 @@ def scenarios(seed: int = data.SEED, customers: int = data.CUSTOMERS, per_custom
     return out
 
 
-INTENTS = ("status", "cancel", "cancel_refused", "return", "exchange", "damaged", "order_address",
-           "account_address", "payment", "human")  # fmt: skip
+INTENTS = (
+    "status",
+    "cancel",
+    "cancel_refused",
+    "return",
+    "exchange",
+    "damaged",
+    "order_address",
+    "account_address",
+    "payment",
+    "human",
+)
 
 
 def _eligible(intent: str, customer: dict[str, Any], orders: list[dict[str, Any]], world: data.World) -> bool:
@@ -105,60 +124,100 @@ def _target(intent: str, orders: list[dict[str, Any]], products: tuple[str, ...]
     return next(o for o in orders if fits(o, intent, products))
 
 
-def _scenario(intent: str, customer: dict[str, Any], orders: list[dict[str, Any]], world: data.World, rng: random.Random, sid: str) -> Scenario | None:  # fmt: skip
+@dataclass
+class _Draft:
+    """A request being written: the opening's values, the answers to questions, the writes."""
+
+    values: dict[str, Any]
+    asks: dict[str, str] = field(default_factory=dict)
+    products: tuple[str, ...] = ()
+    writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    style: str = "any"  # the openings' kind: by order "id", by "product", or "any"
+
+
+def _scenario(
+    intent: str,
+    customer: dict[str, Any],
+    orders: list[dict[str, Any]],
+    world: data.World,
+    rng: random.Random,
+    sid: str,
+) -> Scenario | None:
     """One request of `intent`, or None when the draw found nothing to ask about."""
     upfront = rng.random() < 0.4
     by_email = rng.random() < 0.5
-    asks: dict[str, str] = {}
-    products: tuple[str, ...] = ()
-    writes: list[tuple[str, dict[str, Any]]] = []
-    values = opening_values(customer, rng)
-    write_intent = intent not in ("status", "cancel_refused", "human")
-    if intent in FIT_STATUS:
-        pool = [o for o in orders if o["status"] in FIT_STATUS[intent]]
-        if intent == "exchange":
-            pool = [o for o in pool if _swaps(o, world)]
-        if intent == "payment":
-            pool = [o for o in pool if _other_methods(customer, o)]
-        order = rng.choice(pool)
-        lines = [x for x in order["items"] if x["status"] == order["status"]]
-        take = 2 if intent == "return" and len(lines) > 1 and rng.random() < 0.3 else 1
-        chosen = rng.sample(lines, take)
-        if intent == "exchange":
-            line, variant, new = rng.choice(_swaps(order, world))
-            option = next(k for k, v in variant["options"].items() if line["options"][k] != v)
-            chosen, values["new"], values["variant_id"] = [line], new, variant["variant_id"]
-            values["new_words"] = new_words(option, new)
-        products = tuple(x["name"] for x in chosen)
-        by_id = rng.random() < 0.35 or intent == "cancel_refused"
-        if not by_id and _target(intent, orders, products)["order_id"] != order["order_id"]:
-            by_id = True  # an earlier order fits the description too: the customer gives the id
-        values |= {
-            "order_id": order["order_id"],
-            "products": " and the ".join(products),
-            "product": products[0],
-        }
-        writes = _writes(intent, customer, order, chosen, values, rng, asks, world)
-        if writes is None:
-            return None
-        style = "id" if by_id else "product"
-    else:
-        style = "any"
-        if intent in ("account_address",):
-            values["address_text"], address = _new_address(rng)
-            writes = [("update_account_address", {"customer_id": customer["customer_id"], **address})]
-        if intent == "human":
-            writes = [("transfer_to_human", {"customer_id": customer["customer_id"]})]
-    if intent == "exchange" and not _unique_value(values["new"], products, values):
+    draft = _Draft(opening_values(customer, rng))
+    if intent in FIT_STATUS and not _order_request(draft, intent, customer, orders, world, rng):
         return None
-    templates = OPENINGS[intent][style]
-    opening = " ".join(rng.choice(templates).format(**values).split())
+    if intent == "account_address":
+        draft.values["address_text"], address = _new_address(rng)
+        draft.writes = [("update_account_address", {"customer_id": customer["customer_id"], **address})]
+    if intent == "human":
+        draft.writes = [("transfer_to_human", {"customer_id": customer["customer_id"]})]
+    if intent == "exchange" and not _unique_value(draft.values["new"], draft.products):
+        return None
+    opening = " ".join(rng.choice(OPENINGS[intent][draft.style]).format(**draft.values).split())
     identity = identity_text(customer, by_email, rng, upfront=False)
     if upfront:
         opening = f"{opening} {identity_text(customer, by_email, rng, upfront=True)}"
-    decline = write_intent and rng.random() < DECLINE
-    return Scenario(sid, customer["customer_id"], intent, opening, identity, upfront, products, asks, decline,
-                    () if decline else tuple(writes))  # fmt: skip
+    decline = intent not in ("status", "cancel_refused", "human") and rng.random() < DECLINE
+    writes = () if decline else tuple(draft.writes)
+    return Scenario(
+        sid,
+        customer["customer_id"],
+        intent,
+        opening,
+        identity,
+        upfront,
+        draft.products,
+        draft.asks,
+        decline,
+        writes,
+    )
+
+
+def _order_request(
+    draft: _Draft,
+    intent: str,
+    customer: dict[str, Any],
+    orders: list[dict[str, Any]],
+    world: data.World,
+    rng: random.Random,
+) -> bool:
+    """Draw the order and its items a request is about, and its writes; False when none fits."""
+    pool = [o for o in orders if o["status"] in FIT_STATUS[intent]]
+    if intent == "exchange":
+        pool = [o for o in pool if _swaps(o, world)]
+    if intent == "payment":
+        pool = [o for o in pool if _other_methods(customer, o)]
+    order = rng.choice(pool)
+    chosen = _items(draft, intent, order, world, rng)
+    draft.products = tuple(x["name"] for x in chosen)
+    by_id = rng.random() < 0.35 or intent == "cancel_refused"
+    if not by_id and _target(intent, orders, draft.products)["order_id"] != order["order_id"]:
+        by_id = True  # an earlier order fits the description too: the customer gives the id
+    products = " and the ".join(draft.products)
+    draft.values |= {"order_id": order["order_id"], "products": products, "product": draft.products[0]}
+    made = _writes(intent, customer, order, chosen, draft, rng)
+    if made is None:
+        return False
+    draft.writes, draft.style = made, "id" if by_id else "product"
+    return True
+
+
+def _items(
+    draft: _Draft, intent: str, order: dict[str, Any], world: data.World, rng: random.Random
+) -> list[dict[str, Any]]:
+    """The order's lines the request is about; for an exchange, also the variant wanted."""
+    lines = [x for x in order["items"] if x["status"] == order["status"]]
+    take = 2 if intent == "return" and len(lines) > 1 and rng.random() < 0.3 else 1
+    chosen = rng.sample(lines, take)
+    if intent == "exchange":
+        line, variant, new = rng.choice(_swaps(order, world))
+        option = next(k for k, v in variant["options"].items() if line["options"][k] != v)
+        chosen, draft.values["new"], draft.values["variant_id"] = [line], new, variant["variant_id"]
+        draft.values["new_words"] = new_words(option, new)
+    return chosen
 
 
 FIT_STATUS = {
@@ -173,42 +232,86 @@ FIT_STATUS = {
 }
 
 
-def _writes(intent: str, customer: dict[str, Any], order: dict[str, Any], lines: list[dict[str, Any]], values: dict[str, Any], rng: random.Random, asks: dict[str, str], world: data.World) -> list[tuple[str, dict[str, Any]]] | None:  # fmt: skip
+def _writes(
+    intent: str,
+    customer: dict[str, Any],
+    order: dict[str, Any],
+    lines: list[dict[str, Any]],
+    draft: _Draft,
+    rng: random.Random,
+) -> list[tuple[str, dict[str, Any]]] | None:
     """The expected writes of an order request; fills the opening's values and the answers."""
-    from examples.shop.scenario_text import reason_text, refund_text
-
-    order_id = order["order_id"]
+    order_id, values = order["order_id"], draft.values
     if intent in ("status", "cancel_refused"):
         return []
     if intent == "cancel":
         reason = rng.choice(("no_longer_needed", "ordered_by_mistake"))
         values["reason_text"] = reason_text(reason, rng) if rng.random() < 0.5 else ""
         if not values["reason_text"]:
-            asks["reason"] = reason_text(reason, rng)
+            draft.asks["reason"] = reason_text(reason, rng)
         return [("cancel_order", {"order_id": order_id, "reason": reason})]
     if intent == "order_address":
         values["address_text"], address = _new_address(rng)
         return [("change_delivery_address", {"order_id": order_id, **address})]
     if intent == "payment":
-        method = rng.choice(_other_methods(customer, order))
-        values["method"] = {"gift_card": "gift card", "paypal": "PayPal"}.get(
-            method["kind"], f"{method.get('brand')} card"
-        )
-        if method["kind"] == "card" and any(m.get("brand") == method["brand"] and m is not method for m in customer["payment_methods"]):  # fmt: skip
-            return None
-        return [("change_order_payment", {"order_id": order_id, "payment_id": method["payment_id"]})]
+        return _payment(customer, order, values, rng)
     if intent == "exchange":
-        arguments = {"order_id": order_id, "line_ids": [lines[0]["line_id"]], "new_variant_ids": [values["variant_id"]], "payment_id": order["payment_id"]}  # fmt: skip
+        arguments = {
+            "order_id": order_id,
+            "line_ids": [lines[0]["line_id"]],
+            "new_variant_ids": [values["variant_id"]],
+            "payment_id": order["payment_id"],
+        }
         return [("exchange_items", arguments)]
+    return _refund(intent, customer, order, lines, draft, rng)
+
+
+def _payment(
+    customer: dict[str, Any], order: dict[str, Any], values: dict[str, Any], rng: random.Random
+) -> list[tuple[str, dict[str, Any]]] | None:
+    method = rng.choice(_other_methods(customer, order))
+    values["method"] = {"gift_card": "gift card", "paypal": "PayPal"}.get(
+        method["kind"], f"{method.get('brand')} card"
+    )
+    if method["kind"] == "card" and any(
+        m.get("brand") == method["brand"] and m is not method for m in customer["payment_methods"]
+    ):
+        return None  # "my Visa card" would not say which
+    return [("change_order_payment", {"order_id": order["order_id"], "payment_id": method["payment_id"]})]
+
+
+def _refund(
+    intent: str,
+    customer: dict[str, Any],
+    order: dict[str, Any],
+    lines: list[dict[str, Any]],
+    draft: _Draft,
+    rng: random.Random,
+) -> list[tuple[str, dict[str, Any]]]:
+    """A return or a damaged item: the refund goes to the order's own method or a gift card."""
     gift = next((m for m in customer["payment_methods"] if m["kind"] == "gift_card"), None)
     kind = "gift_card" if gift is not None and rng.random() < 0.4 else "original"
     refund_to = gift["payment_id"] if kind == "gift_card" and gift else order["payment_id"]
-    values["refund_text"] = refund_text(kind, rng, upfront=True) if rng.random() < 0.4 else ""
-    if not values["refund_text"]:
-        asks["refund"] = refund_text(kind, rng, upfront=False)
+    draft.values["refund_text"] = refund_text(kind, rng, upfront=True) if rng.random() < 0.4 else ""
+    if not draft.values["refund_text"]:
+        draft.asks["refund"] = refund_text(kind, rng, upfront=False)
     if intent == "damaged":
-        return [("report_damaged_item", {"order_id": order_id, "line_id": lines[0]["line_id"], "refund_to": refund_to})]  # fmt: skip
-    return [("return_items", {"order_id": order_id, "line_ids": [x["line_id"] for x in lines], "refund_to": refund_to})]  # fmt: skip
+        return [
+            (
+                "report_damaged_item",
+                {"order_id": order["order_id"], "line_id": lines[0]["line_id"], "refund_to": refund_to},
+            )
+        ]
+    return [
+        (
+            "return_items",
+            {
+                "order_id": order["order_id"],
+                "line_ids": [x["line_id"] for x in lines],
+                "refund_to": refund_to,
+            },
+        )
+    ]
 
 
 def _new_address(rng: random.Random) -> tuple[str, dict[str, str]]:
@@ -218,6 +321,6 @@ def _new_address(rng: random.Random) -> tuple[str, dict[str, str]]:
     return text, {k: v for k, v in address.items() if v}
 
 
-def _unique_value(value: str, products: tuple[str, ...], values: dict[str, Any]) -> bool:
+def _unique_value(value: str, products: tuple[str, ...]) -> bool:
     """The new option's value is not also a word of the product's name (the model reads it there)."""
     return not any(mentions(p, value) for p in products)

@@ -22,8 +22,12 @@ from examples.shop.reading import State, read, understand
 from examples.shop.wording import words
 
 BANNER = "SIMULATED large model for the shop agent (not an LM: a seeded policy with mistakes)"
-LOOKUPS = {"get_customer": "customer_id", "get_order": "order_id", "get_product": "product_id",
-           "track_parcel": "tracking_number"}  # fmt: skip
+LOOKUPS = {
+    "get_customer": "customer_id",
+    "get_order": "order_id",
+    "get_product": "product_id",
+    "track_parcel": "tracking_number",
+}
 WRONG_ID, MISSING_ID, FILLER, CONFIRM_AGAIN, WRONG_ITEM = 0.06, 0.02, 0.05, 0.25, 0.2
 
 
@@ -63,12 +67,12 @@ class ShopModel:
                 return Call(step.name, {})
             if roll < WRONG_ID + MISSING_ID + FILLER and state.last == "tool":
                 return Say("filler")
-        if isinstance(step, Call) and step.name != "transfer_to_human" and state.confirmations() == 1:
-            if step.name not in LOOKUPS and roll < CONFIRM_AGAIN:
-                return Say("confirm_again")
-        confirming = isinstance(step, Say) and step.act.startswith("confirm_") and state.confirmations() == 0
-        if confirming and step.facts.get("others") and roll < WRONG_ITEM:
-            assert isinstance(step, Say)
+        writing = isinstance(step, Call) and step.name not in (*LOOKUPS, "transfer_to_human")
+        if writing and state.confirmations() == 1 and roll < CONFIRM_AGAIN:
+            return Say("confirm_again")
+        if not isinstance(step, Say) or not step.act.startswith("confirm_") or state.confirmations():
+            return step
+        if step.facts.get("others") and roll < WRONG_ITEM:
             wrong = rng.choice(step.facts["others"])
             return Say(step.act, {**step.facts, "items": [wrong], "wrong_item": True})
         return step

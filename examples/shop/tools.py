@@ -10,7 +10,7 @@ CUSTOMER = {"type": "string", "description": "The customer's id, like cus_123456
 ORDER = {"type": "string", "description": "The order id, like LK123456 (the customer's record lists them)"}
 REFUND_TO = {
     "type": "string",
-    "description": "payment_id to refund to: the order's own payment method or one of the customer's gift cards",
+    "description": "payment_id to refund to: the order's own payment method, or a customer's gift card",
 }
 LINES = {
     "type": "array",
@@ -26,7 +26,9 @@ ADDRESS = {
 }
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:  # fmt: skip
+def _tool(
+    name: str, description: str, properties: dict[str, Any], optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
     required = [k for k in properties if k not in optional]
     schema = {"type": "object", "properties": properties, "required": required}
     return {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
@@ -60,7 +62,12 @@ TOOLS: list[dict[str, Any]] = [
     _tool(
         "get_product",
         "Read a product: its variants with their options, prices and stock",
-        {"product_id": {"type": "string", "description": "The product id, like prd_12345, from an order line"}},
+        {
+            "product_id": {
+                "type": "string",
+                "description": "The product id, like prd_12345, from an order line",
+            }
+        },
     ),
     _tool(
         "track_parcel",
@@ -72,7 +79,11 @@ TOOLS: list[dict[str, Any]] = [
         "Cancel a pending or processing order and refund it in full to its payment method",
         {
             "order_id": ORDER,
-            "reason": {"type": "string", "enum": list(CANCEL_REASONS), "description": "Why the customer cancels"},
+            "reason": {
+                "type": "string",
+                "enum": list(CANCEL_REASONS),
+                "description": "Why the customer cancels",
+            },
         },
     ),
     _tool(
@@ -84,7 +95,10 @@ TOOLS: list[dict[str, Any]] = [
     _tool(
         "change_order_payment",
         "Pay a pending or processing order with another of the customer's payment methods",
-        {"order_id": ORDER, "payment_id": {"type": "string", "description": "payment_id from the customer's record"}},
+        {
+            "order_id": ORDER,
+            "payment_id": {"type": "string", "description": "payment_id from the customer's record"},
+        },
     ),
     _tool(
         "return_items",
@@ -100,15 +114,22 @@ TOOLS: list[dict[str, Any]] = [
             "new_variant_ids": {
                 "type": "array",
                 "items": {"type": "string"},
-                "description": "variant_id of the replacement for each line, in the same order, from the product",
+                "description": "variant_id of each line's replacement, in the same order, from the product",
             },
-            "payment_id": {"type": "string", "description": "payment_id that pays or receives the price difference"},
+            "payment_id": {
+                "type": "string",
+                "description": "payment_id that pays or receives the price difference",
+            },
         },
     ),
     _tool(
         "report_damaged_item",
         "Refund a delivered item that arrived damaged; the customer keeps it",
-        {"order_id": ORDER, "line_id": {"type": "string", "description": "line_id of the damaged item"}, "refund_to": REFUND_TO},
+        {
+            "order_id": ORDER,
+            "line_id": {"type": "string", "description": "line_id of the damaged item"},
+            "refund_to": REFUND_TO,
+        },
     ),
     _tool(
         "update_account_address",
@@ -119,6 +140,9 @@ TOOLS: list[dict[str, Any]] = [
     _tool(
         "transfer_to_human",
         "Hand the conversation to a human colleague, with a summary of the request",
-        {"customer_id": CUSTOMER, "summary": {"type": "string", "description": "What the customer wants, briefly"}},
+        {
+            "customer_id": CUSTOMER,
+            "summary": {"type": "string", "description": "What the customer wants, briefly"},
+        },
     ),
-]  # fmt: skip
+]
