@@ -13,6 +13,7 @@ did when the step was recorded (it is deterministic for a given conversation).
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 from collections.abc import Iterator
@@ -41,33 +42,45 @@ class Step:
     answer: dict[str, Any]  # {"name", "arguments"} or {"content"}
 
 
-class _Recorder:
-    """The simulated model, keeping each request it answered."""
+class Recorder:
+    """A simulated model (anything with `answer(body)`), keeping each request it answered."""
 
     name = MODEL_NAME
     banner = BANNER
 
-    def __init__(self) -> None:
-        self.model = SimulatedModel(error_rate=0.0)
+    def __init__(self, model: Any) -> None:
+        self.model = model
         self.seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
     def answer(self, body: dict[str, Any]) -> Answer:
-        answer = self.model.answer(body)
+        answer: Answer = self.model.answer(body)
         self.seen.append((body, answer.message))
         return answer
+
+    def steps(self, task: str, kind: str) -> list[Step]:
+        """The requests answered since the last call, as steps of `task`; forgets them."""
+        steps = []
+        for body, message in self.seen:
+            calls = message.get("tool_calls") or []
+            if calls:
+                function = calls[0]["function"]
+                answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
+            else:
+                answer = {"content": message.get("content") or ""}
+            steps.append(Step(task, kind, {"messages": body["messages"], "tools": body["tools"]}, answer))
+        self.seen.clear()
+        return steps
 
 
 def record(tasks: list[Task], lang: str = "en") -> list[Step]:
     """Run the agent on `tasks` against the simulated model; every model call becomes a step."""
-    import json
-
     from openai import OpenAI
 
     from examples.demo.servers import serving
     from examples.demo.upstream import create_upstream
     from examples.travel_agent.agent import TravelAgent
 
-    recorder = _Recorder()
+    recorder = Recorder(SimulatedModel(error_rate=0.0))
     steps: list[Step] = []
     with serving(create_upstream(recorder)) as url:
         agent = TravelAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0), lang=lang)
@@ -75,16 +88,7 @@ def record(tasks: list[Task], lang: str = "en") -> list[Step]:
             result = agent.run(task)
             if not result.success:  # a step of a failed run is not what a good model does
                 raise RuntimeError(f"the agent failed task {task.id} on the simulated model: {result}")
-            for body, message in recorder.seen:
-                calls = message.get("tool_calls") or []
-                if calls:
-                    function = calls[0]["function"]
-                    answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
-                else:
-                    answer = {"content": message.get("content") or ""}
-                request = {"messages": body["messages"], "tools": body["tools"]}
-                steps.append(Step(task.id, task.tags[0] if task.tags else "other", request, answer))
-            recorder.seen.clear()
+            steps += recorder.steps(task.id, task.tags[0] if task.tags else "other")
     return steps
 
 

@@ -10,39 +10,22 @@ shadow stream never showed: the curve measures generalisation to new wording, no
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from examples.demo.simulated import BANNER, MODEL_NAME, Answer
+from examples.demo.simulated import MODEL_NAME
 from examples.helpdesk.simulated import HelpdeskModel
 from examples.helpdesk.task_set import FAMILIES, written_out
 from examples.helpdesk.tasks import Task
 from research.learning_curve import Traffic
-from research.learning_demo import Step, judge
+from research.learning_demo import Recorder, Step, judge
 
 TASK = "helpdesk"
 AGENT_MODEL = "helpdesk-agent"
 PER_TEMPLATE = 4  # tasks written out of each template for the curve
 ALL_TOOLS = 40  # max_candidates: more than the agent's 33 tools and "no tool"
-
-
-class _Recorder:
-    """The simulated help-desk model, keeping each request it answered."""
-
-    name = MODEL_NAME
-    banner = BANNER
-
-    def __init__(self) -> None:
-        self.model = HelpdeskModel(error_rate=0.0)
-        self.seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
-
-    def answer(self, body: dict[str, Any]) -> Answer:
-        answer = self.model.answer(body)
-        self.seen.append((body, answer.message))
-        return answer
 
 
 def record(tasks: list[Task]) -> list[Step]:
@@ -53,7 +36,7 @@ def record(tasks: list[Task]) -> list[Step]:
     from examples.demo.upstream import create_upstream
     from examples.helpdesk.agent import HelpdeskAgent
 
-    recorder = _Recorder()
+    recorder = Recorder(HelpdeskModel(error_rate=0.0))
     steps: list[Step] = []
     with serving(create_upstream(recorder)) as url:
         agent = HelpdeskAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
@@ -61,16 +44,7 @@ def record(tasks: list[Task]) -> list[Step]:
             result = agent.run(task)
             if not result.success:  # a step of a failed run is not what a good model does
                 raise RuntimeError(f"the agent failed task {task.id} on the simulated model: {result}")
-            for body, message in recorder.seen:
-                calls = message.get("tool_calls") or []
-                if calls:
-                    function = calls[0]["function"]
-                    answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
-                else:
-                    answer = {"content": message.get("content") or ""}
-                request = {"messages": body["messages"], "tools": body["tools"]}
-                steps.append(Step(task.id, task.kind, request, answer))
-            recorder.seen.clear()
+            steps += recorder.steps(task.id, task.kind)
     return steps
 
 

@@ -14,38 +14,21 @@ appeared in the shadow stream.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from examples.demo.simulated import MODEL_NAME, Answer
 from examples.shop.scenarios import Scenario, scenarios
 from examples.shop.simulated import ShopModel
 from research.learning_curve import Traffic
-from research.learning_demo import Step, judge
+from research.learning_demo import Recorder, Step, judge
+from research.learning_helpdesk import policy as helpdesk_policy
 
 TASK = "shop"
 AGENT_MODEL = "shop-agent"
 HOLD_OUT_EVERY = 5  # every fifth customer's conversations are the test set
 ALL_TOOLS = 16  # max_candidates: the agent's 14 tools and "no tool"
-
-
-class _Recorder:
-    """The simulated shop model, keeping each request it answered."""
-
-    name = MODEL_NAME
-    banner = "recording"
-
-    def __init__(self) -> None:
-        self.model = ShopModel()
-        self.seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
-
-    def answer(self, body: dict[str, Any]) -> Answer:
-        answer = self.model.answer(body)
-        self.seen.append((body, answer.message))
-        return answer
 
 
 def record(conversations: list[Scenario]) -> list[Step]:
@@ -56,7 +39,7 @@ def record(conversations: list[Scenario]) -> list[Step]:
     from examples.demo.upstream import create_upstream
     from examples.shop.agent import ShopAgent
 
-    recorder = _Recorder()
+    recorder = Recorder(ShopModel())
     steps: list[Step] = []
     with serving(create_upstream(recorder)) as url:
         agent = ShopAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
@@ -64,16 +47,7 @@ def record(conversations: list[Scenario]) -> list[Step]:
             outcome = agent.run(scenario)
             if not outcome.success:  # a step of a failed run is not what a good model does
                 raise RuntimeError(f"the agent failed {scenario.id} on the simulated model: {outcome}")
-            for body, message in recorder.seen:
-                calls = message.get("tool_calls") or []
-                if calls:
-                    function = calls[0]["function"]
-                    answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
-                else:
-                    answer = {"content": message.get("content") or ""}
-                request = {"messages": body["messages"], "tools": body["tools"]}
-                steps.append(Step(scenario.id, scenario.intent, request, answer))
-            recorder.seen.clear()
+            steps += recorder.steps(scenario.id, scenario.intent)
     return steps
 
 
@@ -109,25 +83,9 @@ def simulated_upstream() -> Iterator[str]:
 
 def policy(upstream: str) -> dict[str, Any]:
     """The help desk's policy (the embedding scorer, every tool a candidate) for the shop agent."""
-    return {
-        "task_type": TASK,
-        "match": {"model": AGENT_MODEL},
-        "upstream": {
-            "model": f"openai/{MODEL_NAME}",
-            "api_base": upstream + "/v1",
-            "api_key_env": "REPLAY_KEY",
-        },
-        "rollout": {"mode": "shadow", "compare_percent": 0},
-        "engine": {
-            "model": "embedded",
-            "scorer": "embedding",
-            "max_candidates": ALL_TOOLS,
-            "target_agreement": 0.95,
-            "learn": True,
-        },
-        "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
-        "feedback": {"tool_error_regex": r"^error:"},
-    }
+    base = helpdesk_policy(upstream)
+    engine = {**base["engine"], "max_candidates": ALL_TOOLS}
+    return {**base, "task_type": TASK, "match": {"model": AGENT_MODEL}, "engine": engine}
 
 
 def step_answer(step: Step) -> dict[str, Any]:

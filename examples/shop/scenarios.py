@@ -14,7 +14,7 @@ from typing import Any
 
 from examples.shop import data
 from examples.shop.backend import fresh_backend
-from examples.shop.plan import fits, mentions
+from examples.shop.plan import FITS, fits, mentions
 from examples.shop.scenario_text import (
     OPENINGS,
     identity_text,
@@ -220,16 +220,10 @@ def _items(
     return chosen
 
 
-FIT_STATUS = {
-    "status": ("shipped", "delivered"),
-    "cancel": ("pending", "processing"),
-    "cancel_refused": ("shipped", "delivered"),
-    "return": ("delivered",),
-    "exchange": ("delivered",),
-    "damaged": ("delivered",),
-    "order_address": ("pending", "processing"),
-    "payment": ("pending", "processing"),
-}
+# intent → the statuses of the orders a request is drawn from: those the intent acts on, but a
+# status request is about a parcel, and a refused cancellation about an order already sent
+SENT = ("shipped", "delivered")
+FIT_STATUS = {**FITS, "status": SENT, "cancel_refused": SENT}
 
 
 def _writes(

@@ -177,3 +177,24 @@ def test_the_same_seed_gives_the_same_conversations(steps: list[Step]) -> None:
     assert [s.answer for s in again] == [s.answer for s in steps[: len(again)]]
     wording = {s.answer.get("content") for s in steps if "content" in s.answer}
     assert len(wording) > len(SAMPLE)  # the texts vary
+
+
+@pytest.mark.integration  # processes of its own, and the simulated model served
+def test_the_agent_runs_on_its_own_from_the_command_line() -> None:
+    import subprocess
+    import sys
+
+    from examples.demo.servers import serving
+    from examples.demo.upstream import create_upstream
+    from examples.shop import simulated
+
+    with serving(create_upstream(simulated())) as url:
+        command = [sys.executable, "-m", "examples.shop", "--base-url", f"{url}/v1"]
+        run = subprocess.run(
+            [*command, "--only", "c000-damaged,exchange"], capture_output=True, text=True, timeout=300
+        )
+        bad = subprocess.run([*command, "--only", "nope"], capture_output=True, text=True, timeout=60)
+    exchanges = sum(s.intent == "exchange" for s in ALL)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{exchanges + 1}/{exchanges + 1} conversations succeeded" in run.stdout
+    assert bad.returncode == 2 and "unknown requests: nope" in bad.stderr

@@ -5,8 +5,6 @@ the session's embedded models) that writes the breakdown into the results."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ from research.breakdown import breakdown, origin_of
 from research.learning_curve import run_learning
 from research.learning_demo import Step, judge
 from research.learning_shop import shop_traffic, split
-from tests.support.servers import running
+from tests.support.proxies import bench_proxy
 
 # the requests of the first ten customers: two held out
 FEW = [s for s in scenarios() if int(s.id[1:4]) < 10]
@@ -95,20 +93,7 @@ def test_the_test_set_is_other_customers() -> None:
 
 @pytest.mark.slow  # about 100 s: the proxy, learning, the embedded models
 def test_a_short_shop_curve_through_the_proxy_writes_the_breakdown(tmp_path: Path, local_engine: Any) -> None:
-    from shadowswitch.server.app import create_app
-    from shadowswitch.server.settings import Settings
-
-    @contextmanager
-    def proxy(workdir: Path) -> Iterator[str]:
-        settings = Settings(
-            db_url=f"sqlite:///{workdir / 'bench.db'}",
-            policies=workdir / "policies",
-            load_models=False,
-            admin_token="bench-learning",
-            learn_interval_s=0,
-        )
-        with running(create_app(settings, local_factory=lambda: local_engine)) as url:
-            yield url
+    proxy = bench_proxy(local_engine)
 
     traffic = shop_traffic(FEW)
     assert {s.task.split("-")[0] for s in traffic.test} == {"c004", "c009"}
@@ -123,3 +108,15 @@ def test_a_short_shop_curve_through_the_proxy_writes_the_breakdown(tmp_path: Pat
         counted = sum(v for c in parts["tools"].values() for k, v in c.items() if k != "instead")
         assert counted == 8  # each test step once, under the tool the upstream called or __text__
         assert set(parts["origins"]) <= {"tool_result", "assistant", "user", "system", "nowhere"}
+
+
+@pytest.mark.unit
+def test_the_checkpoints_are_read_from_the_command_line() -> None:
+    import typer
+
+    from research.cli import _checkpoints
+
+    assert _checkpoints("0,100, 400") == [0, 100, 400] and _checkpoints("") == []
+    for bad in ("0,x", "400,100", "0,0", "-5"):
+        with pytest.raises(typer.BadParameter):
+            _checkpoints(bad)
