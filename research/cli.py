@@ -379,7 +379,9 @@ def learning(
     Replayed traffic through a real proxy: shadow with an upstream answering the expected call,
     `shadowswitch learn`, then canary 100% on other requests of the same kinds. `--traffic bfcl`:
     BFCL development requests of repeated tool sets; `--traffic demo`: the travel agent's steps,
-    split by task (the set gives about 130 pairs: the last checkpoint is as many as it gives).
+    split by task (the set gives about 130 pairs: the last checkpoint is as many as it gives);
+    `--traffic shop`: the shop agent's whole conversations, the test set other customers'. Each
+    checkpoint breaks its test steps down per tool and per argument, with where the values came from.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
