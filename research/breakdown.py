@@ -2,10 +2,12 @@
 
 Per tool the upstream called (or `__text__` where it replied in text): how many test steps the
 local engine answered right, answered wrong (and with what instead), abstained on, or left to the
-generative path for another reason. Per argument (`tool.parameter`) of the upstream's calls,
-where the engine chose that tool: its value right, wrong or missing, and where the upstream's
-value came from in the request — a tool result (with its JSON path), an earlier assistant turn,
-a user turn, the system prompt, or nowhere (a value the upstream wrote itself, or mistyped).
+generative path for another reason. Per argument (`tool.parameter`) of the upstream's calls: its
+value right, wrong or missing where the engine chose that tool and filled its arguments
+(`not_filled` when it abstained before filling them, `not_judged` when it chose another tool),
+and where the upstream's value came from in the request — a tool result (with its JSON path), an
+earlier assistant turn, a user turn, the system prompt, or nowhere (a value the upstream wrote
+itself, or mistyped).
 The same counts by origin show which kind of value a learning change gained or lost.
 """
 
@@ -46,10 +48,12 @@ def breakdown(
             instead[tool][TEXT if chosen == NO_TOOL else chosen] += 1
         if tool == TEXT:
             continue
-        given = dict(decision.get("arguments") or {}) if chosen == tool else None
+        given = dict(decision.get("arguments") or {})
+        filled = chosen == tool and (verdict["served"] or bool(given))  # an abstention fills none
+        unjudged = None if filled else "not_filled" if chosen == tool else "not_judged"
         for name, value in (answer.get("arguments") or {}).items():
             origin, path = origin_of(case.request["messages"], value)
-            result = "not_judged" if given is None else _value_result(given, name, value)
+            result = unjudged or _value_result(given, name, value)
             arguments[f"{tool}.{name}"].update((result, f"from_{origin}"))
             origins[origin][result] += 1
             paths.update([path] if path else [])

@@ -227,7 +227,7 @@ class Bench:
             ],
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=1800,  # a long agent's 400 pairs took 9 minutes on 2 loaded cores
         )
         took = time.perf_counter() - start
         return (json.loads(run.stdout) if run.returncode == 0 else {"error": run.stderr[-500:]}), took

@@ -54,7 +54,7 @@ def test_the_breakdown_counts_each_tool_and_each_argument() -> None:
     text = Step("t", "return", request, {"content": "Which one?"})
     local = {"path": "local", "chosen": "get_order", "arguments": {"order_id": "LK1"}, "argument_sources": {}}
     decisions = [
-        local,
+        {**local, "arguments": {}},
         {**local, "arguments": {"order_id": "LK2"}},
         {
             "path": "fallback",
@@ -78,7 +78,7 @@ def test_the_breakdown_counts_each_tool_and_each_argument() -> None:
     assert out["tools"]["__text__"] == {"wrong": 1, "instead": {"get_order": 1}}
     assert out["text_steps"]["answered_with_a_call"] == 1 and out["tool_call_steps"]["right"] == 1
     argument = out["arguments"]["get_order.order_id"]
-    assert argument == {"from_tool_result": 4, "right": 1, "wrong": 1, "missing": 1, "not_judged": 1}
+    assert argument == {"from_tool_result": 4, "right": 1, "missing": 1, "not_filled": 1, "not_judged": 1}
     assert out["origins"]["tool_result"]["right"] == 1 and out["tool_result_paths"] == {
         "get_customer:orders[]": 4
     }
