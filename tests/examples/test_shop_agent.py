@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,3 +199,38 @@ def test_the_agent_runs_on_its_own_from_the_command_line() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"{exchanges + 1}/{exchanges + 1} conversations succeeded" in run.stdout
     assert bad.returncode == 2 and "unknown requests: nope" in bad.stderr
+
+
+@pytest.mark.integration  # the simulated model and the proxy, served
+def test_the_agent_works_unchanged_through_the_proxy(tmp_path: Path) -> None:
+    import httpx
+    import yaml
+    from openai import OpenAI
+
+    from examples.demo.servers import serving
+    from examples.demo.upstream import create_upstream
+    from examples.shop import ShopAgent, simulated
+    from shadowswitch.server.app import create_app
+    from shadowswitch.server.settings import Settings
+
+    one_each = list({s.intent: s for s in SAMPLE}.values())
+    with serving(create_upstream(simulated())) as upstream:
+        target = {"model": "openai/simulated-large-model", "api_base": f"{upstream}/v1", "timeout_s": 60}
+        policy = {
+            "task_type": "shop",
+            "match": {"model": "shop-agent"},
+            "upstream": target,
+            "rollout": {"mode": "off"},
+        }
+        policies = tmp_path / "policies"
+        policies.mkdir()
+        (policies / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": target}))
+        (policies / "shop.yaml").write_text(yaml.safe_dump(policy))
+        settings = Settings(db_url=f"sqlite:///{tmp_path / 'ss.db'}", policies=policies, load_models=False)
+        with serving(create_app(settings)) as proxy:
+            agent = ShopAgent(OpenAI(base_url=f"{proxy}/v1", api_key="x", max_retries=0))
+            outcomes = [agent.run(s) for s in one_each]
+            report = httpx.get(f"{proxy}/v1/shadowswitch/report").json()["task_types"]
+    assert [o.scenario_id for o in outcomes if not o.success] == []
+    assert {s.path for o in outcomes for s in o.steps} == {"generative"}
+    assert [t["task_type"] for t in report] == ["shop"]
