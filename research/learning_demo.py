@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -72,24 +72,41 @@ class Recorder:
         return steps
 
 
-def record(tasks: list[Task], lang: str = "en") -> list[Step]:
-    """Run the agent on `tasks` against the simulated model; every model call becomes a step."""
+def record_runs(
+    model: Any, agent_for: Callable[[Any], Any], tasks: Sequence[Any], kind: Callable[[Any], str]
+) -> list[Step]:
+    """Run an agent (`agent_for(openai client)`) on each task against `model` served over HTTP;
+    every model call becomes a step of the task, tagged `kind(task)`."""
     from openai import OpenAI
 
     from examples.demo.servers import serving
     from examples.demo.upstream import create_upstream
-    from examples.travel_agent.agent import TravelAgent
 
-    recorder = Recorder(SimulatedModel(error_rate=0.0))
+    recorder = Recorder(model)
     steps: list[Step] = []
     with serving(create_upstream(recorder)) as url:
-        agent = TravelAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0), lang=lang)
+        agent = agent_for(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
         for task in tasks:
             result = agent.run(task)
             if not result.success:  # a step of a failed run is not what a good model does
                 raise RuntimeError(f"the agent failed task {task.id} on the simulated model: {result}")
-            steps += recorder.steps(task.id, task.tags[0] if task.tags else "other")
+            steps += recorder.steps(task.id, kind(task))
     return steps
+
+
+def record(tasks: list[Task], lang: str = "en") -> list[Step]:
+    """Run the travel agent on `tasks` against the simulated model; every model call is a step."""
+    from examples.travel_agent.agent import TravelAgent
+
+    def agent_for(client: Any) -> TravelAgent:
+        return TravelAgent(client, lang=lang)
+
+    return record_runs(SimulatedModel(error_rate=0.0), agent_for, tasks, _kind)
+
+
+def _kind(task: Task) -> str:
+    """A travel task's kind: its first tag."""
+    return task.tags[0] if task.tags else "other"
 
 
 def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
@@ -97,7 +114,7 @@ def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
     a test task, so every kind with two tasks or more has one in the test set."""
     kinds: dict[str, list[Task]] = defaultdict(list)
     for task in tasks:
-        kinds[task.tags[0] if task.tags else "other"].append(task)
+        kinds[_kind(task)].append(task)
     stream: list[Task] = []
     test: list[Task] = []
     for group in kinds.values():

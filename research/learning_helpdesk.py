@@ -20,7 +20,7 @@ from examples.helpdesk.simulated import HelpdeskModel
 from examples.helpdesk.task_set import FAMILIES, written_out
 from examples.helpdesk.tasks import Task
 from research.learning_curve import Traffic
-from research.learning_demo import Recorder, Step, judge
+from research.learning_demo import Step, judge, record_runs
 
 TASK = "helpdesk"
 AGENT_MODEL = "helpdesk-agent"
@@ -30,22 +30,9 @@ ALL_TOOLS = 40  # max_candidates: more than the agent's 33 tools and "no tool"
 
 def record(tasks: list[Task]) -> list[Step]:
     """Run the agent on `tasks` against the simulated model; every model call becomes a step."""
-    from openai import OpenAI
-
-    from examples.demo.servers import serving
-    from examples.demo.upstream import create_upstream
     from examples.helpdesk.agent import HelpdeskAgent
 
-    recorder = Recorder(HelpdeskModel(error_rate=0.0))
-    steps: list[Step] = []
-    with serving(create_upstream(recorder)) as url:
-        agent = HelpdeskAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
-        for task in tasks:
-            result = agent.run(task)
-            if not result.success:  # a step of a failed run is not what a good model does
-                raise RuntimeError(f"the agent failed task {task.id} on the simulated model: {result}")
-            steps += recorder.steps(task.id, task.kind)
-    return steps
+    return record_runs(HelpdeskModel(error_rate=0.0), HelpdeskAgent, tasks, lambda t: t.kind)
 
 
 def held_out_templates() -> set[str]:

@@ -22,7 +22,7 @@ from typing import Any
 from examples.shop.scenarios import Scenario, scenarios
 from examples.shop.simulated import ShopModel
 from research.learning_curve import Traffic
-from research.learning_demo import Recorder, Step, judge
+from research.learning_demo import Step, judge, record_runs
 from research.learning_helpdesk import policy as helpdesk_policy
 
 TASK = "shop"
@@ -33,22 +33,9 @@ ALL_TOOLS = 16  # max_candidates: the agent's 14 tools and "no tool"
 
 def record(conversations: list[Scenario]) -> list[Step]:
     """Run the agent on each conversation against the simulated model; every call is a step."""
-    from openai import OpenAI
-
-    from examples.demo.servers import serving
-    from examples.demo.upstream import create_upstream
     from examples.shop.agent import ShopAgent
 
-    recorder = Recorder(ShopModel())
-    steps: list[Step] = []
-    with serving(create_upstream(recorder)) as url:
-        agent = ShopAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
-        for scenario in conversations:
-            outcome = agent.run(scenario)
-            if not outcome.success:  # a step of a failed run is not what a good model does
-                raise RuntimeError(f"the agent failed {scenario.id} on the simulated model: {outcome}")
-            steps += recorder.steps(scenario.id, scenario.intent)
-    return steps
+    return record_runs(ShopModel(), ShopAgent, conversations, lambda s: s.intent)
 
 
 def split(conversations: list[Scenario], seed: int = 0) -> tuple[list[Scenario], list[Scenario]]:
