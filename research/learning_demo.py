@@ -72,6 +72,11 @@ class Recorder:
         return steps
 
 
+def step_answer(step: Step) -> dict[str, Any]:
+    """The upstream's answer to a step, for the checkpoints' breakdown."""
+    return step.answer
+
+
 def record_runs(
     model: Any, agent_for: Callable[[Any], Any], tasks: Sequence[Any], kind: Callable[[Any], str]
 ) -> list[Step]:
@@ -200,4 +205,15 @@ def demo_traffic(tasks: list[Task] | None = None, seed: int = 0, lang: str = "en
         "split": f"by task: one in {TEST_EVERY} of each kind (first tag) is a test task",
         "upstream": "the demo's simulated large model, no latency, no malformed calls",
     }
-    return Traffic("demo", TASK, AGENT_MODEL, stream, test, judge, policy, simulated_upstream, about)
+    return Traffic(
+        "demo",
+        TASK,
+        AGENT_MODEL,
+        stream,
+        test,
+        judge,
+        policy,
+        simulated_upstream,
+        about,
+        answer_of=step_answer,
+    )

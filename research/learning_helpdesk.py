@@ -20,7 +20,7 @@ from examples.helpdesk.simulated import HelpdeskModel
 from examples.helpdesk.task_set import FAMILIES, written_out
 from examples.helpdesk.tasks import Task
 from research.learning_curve import Traffic
-from research.learning_demo import Step, judge, record_runs
+from research.learning_demo import Step, judge, record_runs, step_answer
 
 TASK = "helpdesk"
 AGENT_MODEL = "helpdesk-agent"
@@ -105,4 +105,15 @@ def helpdesk_traffic(tasks: list[Task] | None = None, seed: int = 0) -> Traffic:
         "split": "by phrasing template: one of each family's four is held out; test = new wording",
         "upstream": "the help desk's simulated large model, no latency, no malformed calls",
     }
-    return Traffic("helpdesk", TASK, AGENT_MODEL, stream, test, judge, policy, simulated_upstream, about)
+    return Traffic(
+        "helpdesk",
+        TASK,
+        AGENT_MODEL,
+        stream,
+        test,
+        judge,
+        policy,
+        simulated_upstream,
+        about,
+        answer_of=step_answer,
+    )

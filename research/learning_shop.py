@@ -22,7 +22,7 @@ from typing import Any
 from examples.shop.scenarios import Scenario, scenarios
 from examples.shop.simulated import ShopModel
 from research.learning_curve import Traffic
-from research.learning_demo import Step, judge, record_runs
+from research.learning_demo import Step, judge, record_runs, step_answer
 from research.learning_helpdesk import policy as helpdesk_policy
 
 TASK = "shop"
@@ -73,10 +73,6 @@ def policy(upstream: str) -> dict[str, Any]:
     base = helpdesk_policy(upstream)
     engine = {**base["engine"], "max_candidates": ALL_TOOLS}
     return {**base, "task_type": TASK, "match": {"model": AGENT_MODEL}, "engine": engine}
-
-
-def step_answer(step: Step) -> dict[str, Any]:
-    return step.answer
 
 
 def shop_traffic(conversations: list[Scenario] | None = None, seed: int = 0) -> Traffic:
