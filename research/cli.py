@@ -358,11 +358,15 @@ def learning(
         str,
         typer.Option(
             help="bfcl: BFCL dev requests grouped by tool set; demo: the demo agent's steps; "
-            "helpdesk: the help-desk agent's steps, test on held-out phrasings"
+            "helpdesk: the help-desk agent's steps, test on held-out phrasings; "
+            "shop: the shop agent's whole conversations, test on held-out customers"
         ),
     ] = "bfcl",
     lang: Annotated[str, typer.Option(help="demo: the language the customers write in, en or zh")] = "en",
     test_size: Annotated[int, typer.Option(help="Test requests per checkpoint")] = 150,
+    checkpoints: Annotated[
+        str, typer.Option(help="Shadow pairs at each checkpoint, comma-separated [0,50,100,200,400,1000]")
+    ] = "",
     timings: Annotated[
         bool, typer.Option(help="Also time learning 1,000 pairs and choosing with 10,000 (bfcl)")
     ] = True,
@@ -376,26 +380,34 @@ def learning(
     Replayed traffic through a real proxy: shadow with an upstream answering the expected call,
     `shadowswitch learn`, then canary 100% on other requests of the same kinds. `--traffic bfcl`:
     BFCL development requests of repeated tool sets; `--traffic demo`: the travel agent's steps,
-    split by task (the set gives about 130 pairs: the last checkpoint is as many as it gives).
+    split by task (the set gives about 130 pairs: the last checkpoint is as many as it gives);
+    `--traffic shop`: the shop agent's whole conversations, the test set other customers'. Each
+    checkpoint breaks its test steps down per tool and per argument, with where the values came from.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     from research.learning_curve import run_learning
 
-    kinds = split(traffic, ("bfcl", "demo", "helpdesk"), "traffic")
+    kinds = split(traffic, ("bfcl", "demo", "helpdesk", "shop"), "traffic")
     if len(kinds) != 1:
-        raise typer.BadParameter("one traffic set: bfcl, demo or helpdesk")
+        raise typer.BadParameter("one traffic set: bfcl, demo, helpdesk or shop")
     kind = kinds[0]
-    checkpoints = [0, 25, 100] if quick else [0, 50, 100, 200, 400, 1000]
+    points = _checkpoints(checkpoints) or ([0, 25, 100] if quick else [0, 50, 100, 200, 400, 1000])
     if lang not in ("en", "zh") or (lang != "en" and kind != "demo"):
         raise typer.BadParameter(f"{lang!r}: en, or zh with --traffic demo", param_hint="--lang")
+    if kind == "shop":
+        from research.learning_shop import shop_traffic
+
+        path = out or Path("bench/results/learning_shop.json")
+        run_learning(points, 40 if quick else test_size, path, timings=False, traffic_set=shop_traffic())
+        return
     if kind == "helpdesk":  # about 900 stream pairs: the curve at 50, 100, 200, 400 and all
         from research.learning_helpdesk import helpdesk_traffic
 
         path = out or Path("bench/results/learning_helpdesk.json")
         traffic_set = helpdesk_traffic()
-        run_learning(checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=traffic_set)
+        run_learning(points, 40 if quick else test_size, path, timings=False, traffic_set=traffic_set)
         return
     if kind == "demo":
         from research.learning_demo import demo_traffic
@@ -403,11 +415,24 @@ def learning(
         suffix = "" if lang == "en" else f"_{lang}"
         path = out or Path(f"bench/results/learning_demo{suffix}.json")
         run_learning(
-            checkpoints, 40 if quick else test_size, path, timings=False, traffic_set=demo_traffic(lang=lang)
+            points, 40 if quick else test_size, path, timings=False, traffic_set=demo_traffic(lang=lang)
         )
         return
     path = out or Path("bench/results/learning.json")
-    run_learning(checkpoints, 40 if quick else test_size, path, timings=timings and not quick)
+    run_learning(points, 40 if quick else test_size, path, timings=timings and not quick)
+
+
+def _checkpoints(text: str) -> list[int]:
+    """ "0,100,400" → [0, 100, 400]; a bad list is the user's error, said plainly."""
+    try:
+        points = [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise typer.BadParameter(
+            f"{text!r}: whole numbers, comma-separated", param_hint="--checkpoints"
+        ) from None
+    if points != sorted(set(points)) or any(p < 0 for p in points):
+        raise typer.BadParameter(f"{text!r}: increasing, from 0", param_hint="--checkpoints")
+    return points
 
 
 if __name__ == "__main__":  # last: every command above is registered by now

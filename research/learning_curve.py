@@ -65,6 +65,7 @@ class Traffic:
     upstream: Callable[[], AbstractContextManager[str]]  # yields the upstream's base URL
     about: dict[str, Any] = field(default_factory=dict)
     prepare: Callable[[str], None] | None = None  # given the upstream URL, before the first request
+    answer_of: Callable[[Any], dict[str, Any]] | None = None  # the upstream's answer: the breakdown
 
 
 def bfcl_traffic() -> Traffic:
@@ -226,7 +227,7 @@ class Bench:
             ],
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=1800,  # a long agent's 400 pairs took 9 minutes on 2 loaded cores
         )
         took = time.perf_counter() - start
         return (json.loads(run.stdout) if run.returncode == 0 else {"error": run.stderr[-500:]}), took
@@ -294,7 +295,12 @@ def abstained(decision: dict[str, Any]) -> str:
 
 
 def checkpoint(
-    bench: Bench, test: list[Any], pairs: int, judge: Judge = judge, tested: set[str] | None = None
+    bench: Bench,
+    test: list[Any],
+    pairs: int,
+    judge: Judge = judge,
+    tested: set[str] | None = None,
+    answer_of: Callable[[Any], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     from shadowswitch.store import db
     from shadowswitch.store.exemplars import ExemplarStore
@@ -321,7 +327,7 @@ def checkpoint(
     for decision_id in ids:
         store.exclude(decision_id)
     served = [j for j in judged if j["served"]]
-    return {
+    point: dict[str, Any] = {
         "pairs": pairs,
         "learn": {k: learned.get(k) for k in ("status", "version", "fitted", "why_not", "evaluation")},
         "learn_s": round(learn_s, 2),
@@ -335,6 +341,11 @@ def checkpoint(
         "misses": _counts(j["why"] for j in judged if j["served"] and not j["agree"]),
         "abstained": _counts(j["why"] for j in judged if not j["served"]),
     }
+    if answer_of is not None:
+        from research.breakdown import breakdown
+
+        point["breakdown"] = breakdown(test, decisions, answer_of, judged)
+    return point
 
 
 def _counts(kinds: Iterable[str | None]) -> dict[str, int]:
@@ -500,10 +511,10 @@ def run_learning(
                     sent += len(batch)
                     skipped += bench.wait_recorded(ids)
                     pairs = int(bench.learning()["pairs"])
-                point = checkpoint(bench, test, pairs, chosen.judge, tested)
+                point = checkpoint(bench, test, pairs, chosen.judge, tested, chosen.answer_of)
                 point["stream_sent"] = sent
                 point["shadow_skipped"] = skipped
-                console.print(f"pairs {pairs}: {point}")
+                console.print(f"pairs {pairs}: { {k: v for k, v in point.items() if k != 'breakdown'} }")
                 results["checkpoints"].append(point)
                 out.write_text(json.dumps(results, indent=2))
                 if sent >= len(stream) and pairs < target:

@@ -13,9 +13,10 @@ did when the step was recorded (it is deterministic for a given conversation).
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -41,51 +42,76 @@ class Step:
     answer: dict[str, Any]  # {"name", "arguments"} or {"content"}
 
 
-class _Recorder:
-    """The simulated model, keeping each request it answered."""
+class Recorder:
+    """A simulated model (anything with `answer(body)`), keeping each request it answered."""
 
     name = MODEL_NAME
     banner = BANNER
 
-    def __init__(self) -> None:
-        self.model = SimulatedModel(error_rate=0.0)
+    def __init__(self, model: Any) -> None:
+        self.model = model
         self.seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
     def answer(self, body: dict[str, Any]) -> Answer:
-        answer = self.model.answer(body)
+        answer: Answer = self.model.answer(body)
         self.seen.append((body, answer.message))
         return answer
 
+    def steps(self, task: str, kind: str) -> list[Step]:
+        """The requests answered since the last call, as steps of `task`; forgets them."""
+        steps = []
+        for body, message in self.seen:
+            calls = message.get("tool_calls") or []
+            if calls:
+                function = calls[0]["function"]
+                answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
+            else:
+                answer = {"content": message.get("content") or ""}
+            steps.append(Step(task, kind, {"messages": body["messages"], "tools": body["tools"]}, answer))
+        self.seen.clear()
+        return steps
 
-def record(tasks: list[Task], lang: str = "en") -> list[Step]:
-    """Run the agent on `tasks` against the simulated model; every model call becomes a step."""
-    import json
 
+def step_answer(step: Step) -> dict[str, Any]:
+    """The upstream's answer to a step, for the checkpoints' breakdown."""
+    return step.answer
+
+
+def record_runs(
+    model: Any, agent_for: Callable[[Any], Any], tasks: Sequence[Any], kind: Callable[[Any], str]
+) -> list[Step]:
+    """Run an agent (`agent_for(openai client)`) on each task against `model` served over HTTP;
+    every model call becomes a step of the task, tagged `kind(task)`."""
     from openai import OpenAI
 
     from examples.demo.servers import serving
     from examples.demo.upstream import create_upstream
-    from examples.travel_agent.agent import TravelAgent
 
-    recorder = _Recorder()
+    recorder = Recorder(model)
     steps: list[Step] = []
     with serving(create_upstream(recorder)) as url:
-        agent = TravelAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0), lang=lang)
+        agent = agent_for(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
         for task in tasks:
             result = agent.run(task)
             if not result.success:  # a step of a failed run is not what a good model does
                 raise RuntimeError(f"the agent failed task {task.id} on the simulated model: {result}")
-            for body, message in recorder.seen:
-                calls = message.get("tool_calls") or []
-                if calls:
-                    function = calls[0]["function"]
-                    answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
-                else:
-                    answer = {"content": message.get("content") or ""}
-                request = {"messages": body["messages"], "tools": body["tools"]}
-                steps.append(Step(task.id, task.tags[0] if task.tags else "other", request, answer))
-            recorder.seen.clear()
+            steps += recorder.steps(task.id, kind(task))
     return steps
+
+
+def record(tasks: list[Task], lang: str = "en") -> list[Step]:
+    """Run the travel agent on `tasks` against the simulated model; every model call is a step."""
+    from examples.travel_agent.agent import TravelAgent
+
+    def agent_for(client: Any) -> TravelAgent:
+        return TravelAgent(client, lang=lang)
+
+    return record_runs(SimulatedModel(error_rate=0.0), agent_for, tasks, _kind)
+
+
+def _kind(task: Task) -> str:
+    """A travel task's kind: its first tag."""
+    return task.tags[0] if task.tags else "other"
 
 
 def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
@@ -93,7 +119,7 @@ def split(tasks: list[Task], seed: int = 0) -> tuple[list[Task], list[Task]]:
     a test task, so every kind with two tasks or more has one in the test set."""
     kinds: dict[str, list[Task]] = defaultdict(list)
     for task in tasks:
-        kinds[task.tags[0] if task.tags else "other"].append(task)
+        kinds[_kind(task)].append(task)
     stream: list[Task] = []
     test: list[Task] = []
     for group in kinds.values():
@@ -179,4 +205,15 @@ def demo_traffic(tasks: list[Task] | None = None, seed: int = 0, lang: str = "en
         "split": f"by task: one in {TEST_EVERY} of each kind (first tag) is a test task",
         "upstream": "the demo's simulated large model, no latency, no malformed calls",
     }
-    return Traffic("demo", TASK, AGENT_MODEL, stream, test, judge, policy, simulated_upstream, about)
+    return Traffic(
+        "demo",
+        TASK,
+        AGENT_MODEL,
+        stream,
+        test,
+        judge,
+        policy,
+        simulated_upstream,
+        about,
+        answer_of=step_answer,
+    )

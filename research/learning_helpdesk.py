@@ -10,18 +10,17 @@ shadow stream never showed: the curve measures generalisation to new wording, no
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from examples.demo.simulated import BANNER, MODEL_NAME, Answer
+from examples.demo.simulated import MODEL_NAME
 from examples.helpdesk.simulated import HelpdeskModel
 from examples.helpdesk.task_set import FAMILIES, written_out
 from examples.helpdesk.tasks import Task
 from research.learning_curve import Traffic
-from research.learning_demo import Step, judge
+from research.learning_demo import Step, judge, record_runs, step_answer
 
 TASK = "helpdesk"
 AGENT_MODEL = "helpdesk-agent"
@@ -29,49 +28,11 @@ PER_TEMPLATE = 4  # tasks written out of each template for the curve
 ALL_TOOLS = 40  # max_candidates: more than the agent's 33 tools and "no tool"
 
 
-class _Recorder:
-    """The simulated help-desk model, keeping each request it answered."""
-
-    name = MODEL_NAME
-    banner = BANNER
-
-    def __init__(self) -> None:
-        self.model = HelpdeskModel(error_rate=0.0)
-        self.seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
-
-    def answer(self, body: dict[str, Any]) -> Answer:
-        answer = self.model.answer(body)
-        self.seen.append((body, answer.message))
-        return answer
-
-
 def record(tasks: list[Task]) -> list[Step]:
     """Run the agent on `tasks` against the simulated model; every model call becomes a step."""
-    from openai import OpenAI
-
-    from examples.demo.servers import serving
-    from examples.demo.upstream import create_upstream
     from examples.helpdesk.agent import HelpdeskAgent
 
-    recorder = _Recorder()
-    steps: list[Step] = []
-    with serving(create_upstream(recorder)) as url:
-        agent = HelpdeskAgent(OpenAI(base_url=f"{url}/v1", api_key="demo", max_retries=0))
-        for task in tasks:
-            result = agent.run(task)
-            if not result.success:  # a step of a failed run is not what a good model does
-                raise RuntimeError(f"the agent failed task {task.id} on the simulated model: {result}")
-            for body, message in recorder.seen:
-                calls = message.get("tool_calls") or []
-                if calls:
-                    function = calls[0]["function"]
-                    answer = {"name": function["name"], "arguments": json.loads(function["arguments"])}
-                else:
-                    answer = {"content": message.get("content") or ""}
-                request = {"messages": body["messages"], "tools": body["tools"]}
-                steps.append(Step(task.id, task.kind, request, answer))
-            recorder.seen.clear()
-    return steps
+    return record_runs(HelpdeskModel(error_rate=0.0), HelpdeskAgent, tasks, lambda t: t.kind)
 
 
 def held_out_templates() -> set[str]:
@@ -144,4 +105,15 @@ def helpdesk_traffic(tasks: list[Task] | None = None, seed: int = 0) -> Traffic:
         "split": "by phrasing template: one of each family's four is held out; test = new wording",
         "upstream": "the help desk's simulated large model, no latency, no malformed calls",
     }
-    return Traffic("helpdesk", TASK, AGENT_MODEL, stream, test, judge, policy, simulated_upstream, about)
+    return Traffic(
+        "helpdesk",
+        TASK,
+        AGENT_MODEL,
+        stream,
+        test,
+        judge,
+        policy,
+        simulated_upstream,
+        about,
+        answer_of=step_answer,
+    )

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,7 @@ from examples.travel_agent.tasks import TASKS
 from research.learning_curve import run_learning
 from research.learning_demo import demo_traffic, judge
 from shadowswitch.engines.local.languages.zh.script import has_chinese
-from tests.support.servers import running
+from tests.support.proxies import bench_proxy
 
 FLIGHTS = [t for t in TASKS if t.tags == ("flights",)][:3]  # split: two stream tasks, one test task
 
@@ -58,20 +56,7 @@ def test_the_demo_traffic_in_chinese_is_the_agent_talking_chinese() -> None:
 
 
 def test_a_tiny_demo_curve_writes_its_results(tmp_path: Path, local_engine: Any) -> None:
-    from shadowswitch.server.app import create_app
-    from shadowswitch.server.settings import Settings
-
-    @contextmanager
-    def proxy(workdir: Path) -> Iterator[str]:
-        settings = Settings(
-            db_url=f"sqlite:///{workdir / 'bench.db'}",
-            policies=workdir / "policies",
-            load_models=False,
-            admin_token="bench-learning",
-            learn_interval_s=0,
-        )
-        with running(create_app(settings, local_factory=lambda: local_engine)) as url:
-            yield url
+    proxy = bench_proxy(local_engine)
 
     out = tmp_path / "learning_demo.json"
     traffic = demo_traffic(FLIGHTS)

@@ -33,3 +33,22 @@ class Proxies:
 
     def app(self, url: str) -> FastAPI:
         return self.apps[url]
+
+
+def bench_proxy(local_engine: Any) -> Any:
+    """A `research.learning_curve` proxy: the app in this process on a run's policies and database,
+    with the session's embedded models, and the token the bench sends."""
+
+    @contextlib.contextmanager
+    def proxy(workdir: Path) -> Any:
+        settings = Settings(
+            db_url=f"sqlite:///{workdir / 'bench.db'}",
+            policies=workdir / "policies",
+            load_models=False,
+            admin_token="bench-learning",
+            learn_interval_s=0,
+        )
+        with running(create_app(settings, local_factory=lambda: local_engine)) as url:
+            yield url
+
+    return proxy
