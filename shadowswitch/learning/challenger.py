@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
+from shadowswitch.learning import promotion, regions
+from shadowswitch.learning.certificate import Certificate
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
@@ -161,7 +163,8 @@ def learn(
     dry_run: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """One learning run: fit a challenger, judge it, promote it or say why not."""
+    """One learning run: certify the served state, fit a challenger, judge it, promote it or say
+    why not."""
     step = progress or (lambda _s, _f: None)
     step("loading pairs", 0.0)
     rows = _usable(store, task)
@@ -169,6 +172,11 @@ def learn(
     current = store.served(task)
     spec = served_spec(current, pairs, policy)
     result: dict[str, Any] = {"task_type": task, "pairs": len(pairs), "served_version": spec.version}
+    standing = (
+        _standing(store, task, spec, current, pairs, policy, actor, dry_run) if policy.certify else None
+    )
+    if standing is not None:
+        result["certificate"] = standing[0].to_json()
     fresh = [p for p in pairs if current is None or p.id > current.exemplar_max_id]
     holdout_n = min(len(fresh), max(MIN_HOLDOUT, min(MAX_HOLDOUT, int(len(pairs) * HOLDOUT_SHARE))))
     if len(pairs) < MIN_PAIRS or holdout_n < MIN_HOLDOUT or len(pairs) - holdout_n < MIN_HOLDOUT:
@@ -181,13 +189,21 @@ def learn(
     fitted = fit(train[-MAX_FIT:], policy.target_agreement, floor)
     step("judging", 0.5)
     judged = cross_fitted(pairs, holdout_n, spec, fitted, policy.target_agreement, floor)
-    verdict = compare(judged[0], judged[1], policy.target_agreement)
+    cert = None
+    if standing is not None:
+        ids = [p.id for p in pairs[len(pairs) - len(judged[0][0]) :]]
+        margin = spec.min_margin if spec.version == 0 else 0.0
+        cert, verdict = promotion.verdict(
+            judged[0][0], ids, standing[1], standing[0], standing[2], margin, standing[3]
+        )
+    else:
+        verdict = compare(judged[0], judged[1], policy.target_agreement)
     verdict["cross_fitted"] = judged[2]
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
         fitted={
             "weight": fitted.weight,
-            "min_confidence": fitted.min_confidence,
+            "min_confidence": cert.threshold if cert else fitted.min_confidence,
             "cv_agreement": fitted.agreement,
             "cv_coverage": fitted.coverage,
             "head_pairs": fitted.head.pairs if fitted.head else None,
@@ -200,8 +216,37 @@ def learn(
     if not dry_run:
         step("recording", 0.9)
         _record(store, task, actor, rows, train, fitted, verdict, result)
+        if cert is not None and result.get("version") is not None and standing is not None:
+            regions.record_promoted(store, task, result["version"], cert, standing[3])
     step("done", 1.0)
     return result
+
+
+def _standing(
+    store: ExemplarStore,
+    task: str,
+    spec: Spec,
+    current: EngineState | None,
+    pairs: Sequence[Pair],
+    policy: EnginePolicy,
+    actor: str,
+    dry_run: bool,
+) -> tuple[Certificate, dict[int, Outcome], float | None, int]:
+    """The served state's certificate on the pairs it did not learn from (recorded when it grants
+    a first or wider region), its decisions of them by id, the threshold in force, and the pair
+    after which certifying may start (a withdrawal's)."""
+    row = store.certificates.current(task)
+    since = regions.since_pair(row)
+    fresh = promotion.fresh_for(pairs, current.exemplar_max_id if current else 0, since)
+    outcomes = judge(spec, fresh, args_rate(pairs))[0] if fresh else []
+    prior = spec.version == 0
+    floor, margin = (spec.min_confidence, spec.min_margin) if prior else (0.0, 0.0)
+    cert = regions.certificate_of(outcomes, policy.target_agreement, floor, margin)
+    if not dry_run:
+        recorded = regions.keep_served(store, task, spec.version, cert, actor)
+        row = recorded or row
+    by_id = {p.id: o for p, o in zip(fresh, outcomes, strict=True)}
+    return cert, by_id, regions.in_force(row, spec.version), since
 
 
 Judged = tuple[list[Outcome], list[bool]]
@@ -270,7 +315,7 @@ def _record(
             encoder=rows[0].encoder,
             exemplar_max_id=train[-1].id,
             memory_weight=fitted.weight,
-            min_confidence=fitted.min_confidence,
+            min_confidence=result["fitted"]["min_confidence"],
             figures=figures,
             head=head,
             head_sha256=hashlib.sha256(head).hexdigest() if head else None,
