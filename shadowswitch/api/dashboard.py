@@ -29,6 +29,7 @@ from shadowswitch.api.responses import RolloutOut
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import NotFound
+from shadowswitch.learning.versions import certificate_text
 from shadowswitch.rollouts.store.ramps import ramp_statuses
 from shadowswitch.store.tables import Decision, utcnow
 
@@ -47,6 +48,7 @@ SECURITY_HEADERS = {
 
 router = APIRouter(prefix="/dashboard", include_in_schema=False)
 templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.globals["certificate_text"] = certificate_text
 
 
 def signed_in(request: Request, state: AppState) -> AdminToken | bool:

@@ -248,6 +248,27 @@ class Live(BaseModel):
     agreement: float | None
 
 
+class CertificateFigures(BaseModel):
+    """A version's newest certificate: the region (confidence ≥ threshold) certified at the target,
+    its coverage of the held-out pairs, the lower bound of its agreement, the pairs it rests on, and
+    the pairs still needed at the current miss rate to certify the next step."""
+
+    status: str  # certified | uncertified | withdrawn
+    threshold: float | None
+    coverage: float | None
+    lower_bound: float | None
+    pairs: int | None
+    served: int | None
+    more_pairs: int | None
+    next_threshold: float | None
+    at: str
+    version: int | None = None  # on the one in force
+
+
+class PriorLive(Live):
+    certificate: CertificateFigures | None = None
+
+
 class StateVersion(BaseModel):
     version: int
     status: str  # served | rolled_back
@@ -259,6 +280,7 @@ class StateVersion(BaseModel):
     learned_from: int | None  # pairs it learned from (None: promoted before this was recorded)
     held_out: HeldOut | None
     live: Live
+    certificate: CertificateFigures | None = None
 
 
 class LearningStatus(BaseModel):
@@ -274,7 +296,8 @@ class LearningStatus(BaseModel):
     recent: Point
     curve: list[CurvePoint]
     versions: list[StateVersion]
-    prior: Live  # decisions made under no learned state
+    prior: PriorLive  # decisions made under no learned state, and the prior's certificate
+    certificate: CertificateFigures | None = None  # the one in force (None: never certified)
 
 
 class LearnerWoken(BaseModel):

@@ -22,15 +22,21 @@ from shadowswitch.rollouts.ramp import Check, StepEvidence, elapsed_s, evaluate
 from shadowswitch.rollouts.states import Circuit, RampOutcome, RampState
 from shadowswitch.rollouts.store.ramp_state import apply_check, apply_command, ramp_config, ramp_json
 from shadowswitch.rollouts.store.rollouts import as_utc, write_session
-from shadowswitch.store.tables import Decision, Rollout, utcnow
+from shadowswitch.store.tables import Decision, RegionCertificate, Rollout, utcnow
 
 
 class RampStore:
     """Synchronous; call from a worker thread."""
 
-    def __init__(self, engine: Engine, clock: Callable[[], datetime] = utcnow):
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Callable[[], datetime] = utcnow,
+        certifies: Callable[[str], bool] = lambda _task: False,
+    ):
         self.engine = engine
         self.clock = clock
+        self.certifies = certifies  # does the task type's policy serve only certified regions?
 
     def evidence(self, task_type: str, since: datetime) -> StepEvidence:
         """One aggregate over the task type's decisions since `since`: pairs, success, validity."""
@@ -57,7 +63,20 @@ class RampStore:
             local_success=Counts(n[3], n[2]),
             generative_success=Counts(n[5], n[4]),
             local_valid=Counts(n[6] + n[8], n[6] + n[7]),
+            certificate=self._certificate(task_type) if self.certifies(task_type) else None,
         )
+
+    def _certificate(self, task_type: str) -> str:
+        """The status of the task type's certificate in force (`uncertified`: none yet)."""
+        query = (
+            select(RegionCertificate.status)
+            .where(col(RegionCertificate.task_type) == task_type)
+            .order_by(col(RegionCertificate.id).desc())
+            .limit(1)
+        )
+        with Session(self.engine) as session:
+            found = session.execute(query).scalar()
+        return str(found or "uncertified")
 
     def check(self, row: Rollout) -> Check | None:
         """What the controller makes of a running ramp's step now; None when it is not running."""
