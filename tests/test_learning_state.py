@@ -170,6 +170,11 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
 
     db.upgrade(db_url)
     add(ExemplarStore(db.make_engine(db_url)), 80, np.random.default_rng(6), 0)
+    upstream = "upstream: {model: openai/x, api_base: 'http://127.0.0.1:9'}"
+    engine = "engine: {target_agreement: 0.9, certify: false}"  # the CLI's steps, not certificates
+    (tmp_path / "support.yaml").write_text(
+        f"task_type: support\nmatch: {{tools_include: [x]}}\n{upstream}\n{engine}\n"
+    )
     runner = CliRunner()
     dry = runner.invoke(app, ["learn", "support", "--dry-run", "--db", db_url, "--policies", str(tmp_path)])
     assert dry.exit_code == 0 and "judged" in dry.output and "wins" in dry.output
