@@ -105,3 +105,29 @@ def test_an_unseen_agent_is_served_locally_only_once_certified_and_withdrawn_whe
     assert any((d["abstain_reason"] or "").startswith("uncertified") for d in later)
     counted = httpx.get(f"{url}/metrics").text
     assert 'shadowswitch_certificates_withdrawn_total{task_type="support"} 1.0' in counted
+
+
+@pytest.mark.one_backend
+def test_a_poisoned_stream_never_certifies(
+    proxy: Any, local_engine: Any, replay: str, db_url: str, tmp_path: Path
+) -> None:
+    """The upstream answers each request with another request's order: no local call can agree,
+    so no region is certified and canary keeps serving nothing locally."""
+    stream = requests(range(0, 4), range(16))
+    answers = {text: stream[(i + 1) % len(stream)][1] for i, (text, _) in enumerate(stream)}
+    httpx.post(replay + "/answers", json=answers).raise_for_status()
+    url = proxy(
+        canary_policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0
+    )
+    client = openai.OpenAI(base_url=url + "/v1", api_key="x")
+    ids: list[str] = []
+    for start in range(0, len(stream), 8):
+        ids += [ask(client, text) for text, _ in stream[start : start + 8]]
+        eventually(partial(has_pairs, partial(status, url, "support"), len(ids)), timeout_s=PAIRS_WAIT_S)
+    learned = cli(db_url, tmp_path / "policies0", "support")
+    assert learned["status"] == "judged" and learned["certificate"]["threshold"] is None
+    assert learned["evaluation"]["challenger"]["threshold"] is None
+    later = [decision(url, ask(client, text)) for text, _ in stream[:8]]
+    assert all(d["path"] != "local" for d in later)
+    assert local_share(url, ids) == 0.0
+    assert "learn_reject" in audit_kinds(url) and "learn_promote" not in audit_kinds(url)
