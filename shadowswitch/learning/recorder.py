@@ -12,6 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from shadowswitch.answers.messages import call_of
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.conversation import called_this_turn
+from shadowswitch.learning import regions
 from shadowswitch.learning.certificate import Monitor
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
@@ -19,8 +20,7 @@ from shadowswitch.learning.served import ServedMemories
 from shadowswitch.learning.state import turn_state
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from shadowswitch.store.exemplars import ExemplarStore, learning_event
-from shadowswitch.store.tables import RegionCertificate
+from shadowswitch.store.exemplars import ExemplarStore
 
 log = logging.getLogger(__name__)
 
@@ -56,45 +56,26 @@ class Learning:
     async def compared(self, policy: Policy, choice: Choice, agreement: bool) -> None:
         """A compared answer of the served state inside its region feeds the monitor; once its
         agreement is shown below the target, the certificate is withdrawn."""
-        if choice.abstain_reason or self.uncertified(policy, choice) is not None or not policy.engine.certify:
+        if choice.abstain_reason or not policy.engine.certify or self.uncertified(policy, choice):
             return
         row = self.memories.certificates.get(policy.task_type)
         if row is None:
             return
         held = self.monitors.get(policy.task_type)
-        if held is None or held[0] != row.id:
+        if held is None or held[0] != row.id:  # a new certificate: a new monitor
             held = (row.id, Monitor(policy.engine.target_agreement))
             self.monitors[policy.task_type] = held
         monitor = held[1]
         if monitor.failed or not monitor.add(float(agreement)):
             return
-        reason = (
-            f"version {row.version}: agreement shown below {policy.engine.target_agreement} by its "
-            f"monitor ({monitor.agreed:.0f} of {monitor.compared} compared answers agreed, "
-            f"evidence {monitor.wealth:.1f} ≥ {1 / monitor.alpha:.0f})"
-        )
-        figures = {
-            "version": row.version,
-            "compared": monitor.compared,
-            "agreed": monitor.agreed,
-            "evidence": round(monitor.wealth, 2),
-            "threshold": row.threshold,
-        }
-        withdrawal = RegionCertificate(
-            task_type=row.task_type,
-            version=row.version,
-            status="withdrawn",
-            threshold=None,
-            figures={**(row.figures or {}), "withdrawn": figures},
-        )
-        event = learning_event(row.task_type, "monitor", "learn_withdraw", reason, figures)
+        withdrawal, event = regions.withdrawal(row, monitor)
         try:
             done = await anyio.to_thread.run_sync(self.store.certificates.withdraw, withdrawal, event)
         except SQLAlchemyError:
             log.exception("learning: could not withdraw the certificate of %s", row.task_type)
             return
         self.memories.withdrawn(done)
-        log.warning("learning %s: certificate withdrawn: %s", row.task_type, reason)
+        log.warning("learning %s: certificate withdrawn: %s", row.task_type, event.reason)
         if self.on_withdraw:
             self.on_withdraw(row.task_type)
 

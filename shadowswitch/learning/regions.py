@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from shadowswitch.learning.certificate import Certificate, certify
+from shadowswitch.learning.certificate import Certificate, Monitor, certify
 from shadowswitch.learning.fit import Outcome
-from shadowswitch.store.certificates import CERTIFIED, UNCERTIFIED
+from shadowswitch.store.certificates import CERTIFIED, UNCERTIFIED, WITHDRAWN
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
-from shadowswitch.store.tables import RegionCertificate
+from shadowswitch.store.tables import AuditEvent, RegionCertificate
 
 
 def certificate_of(
@@ -46,10 +46,6 @@ def since_pair(row: RegionCertificate | None) -> int:
     return row.since_pair if row is not None else 0
 
 
-def figures(cert: Certificate) -> dict[str, Any]:
-    return cert.to_json()
-
-
 def keep_served(
     store: ExemplarStore, task: str, version: int, cert: Certificate, actor: str
 ) -> RegionCertificate | None:
@@ -71,12 +67,12 @@ def keep_served(
         status=status,
         threshold=threshold,
         since_pair=since_pair(current),
-        figures=figures(cert),
+        figures=cert.to_json(),
     )
     event = None
     if status == CERTIFIED:
         reason = describe(version, cert)
-        event = learning_event(task, actor, "learn_certify", reason, {"certificate": figures(cert)})
+        event = learning_event(task, actor, "learn_certify", reason, {"certificate": cert.to_json()})
     return store.certificates.record(row, event)
 
 
@@ -90,7 +86,7 @@ def record_promoted(
         status=CERTIFIED,
         threshold=cert.threshold,
         since_pair=since,
-        figures=figures(cert),
+        figures=cert.to_json(),
     )
     return store.certificates.record(row)
 
@@ -112,3 +108,27 @@ def more_text(data: dict[str, Any]) -> str:
     if more is None:
         return "not at the current miss rate"
     return f"{more} more pairs at the current miss rate to certify ≥ {data.get('next_threshold')}"
+
+
+def withdrawal(row: RegionCertificate, monitor: Monitor) -> tuple[RegionCertificate, AuditEvent]:
+    """The row that withdraws `row`'s certificate, and its audit event (`learn_withdraw`)."""
+    figures = {
+        "version": row.version,
+        "compared": monitor.compared,
+        "agreed": monitor.agreed,
+        "evidence": round(monitor.wealth, 2),
+        "threshold": row.threshold,
+    }
+    reason = (
+        f"version {row.version}: agreement shown below {monitor.target} by its monitor "
+        f"({monitor.agreed:.0f} of {monitor.compared} compared answers agreed, "
+        f"evidence {monitor.wealth:.1f} ≥ {1 / monitor.alpha:.0f})"
+    )
+    withdrawn = RegionCertificate(
+        task_type=row.task_type,
+        version=row.version,
+        status=WITHDRAWN,
+        threshold=None,
+        figures={**(row.figures or {}), "withdrawn": figures},
+    )
+    return withdrawn, learning_event(row.task_type, "monitor", "learn_withdraw", reason, figures)
