@@ -53,12 +53,7 @@ class ServedMemories:
     def refresh(self) -> None:
         """Load the states whose version changed (blocking: call from a worker thread)."""
         versions = self.store.served_versions()
-        found = self.store.certificates.in_force()
-        for task, row in found.items():
-            held = self.certificates.get(task)
-            if held is None or held.id != row.id:
-                self.invalidate(task)  # the state's threshold is its certificate's
-        self.certificates = found
+        self._read_certificates()
         for task in set(self.memories) - set(versions):
             del self.memories[task]  # rolled back to the prior
             if self.on_version:
@@ -74,6 +69,14 @@ class ServedMemories:
                     if self.on_version and (held is None or held.version != memory.version):
                         self.on_version(task, memory.version)
                 self._loaded_at[task] = now
+
+    def _read_certificates(self) -> None:
+        found = self.store.certificates.in_force()
+        for task, row in found.items():
+            known = self.certificates.get(task)
+            if known is None or known.id != row.id:
+                self.invalidate(task)  # the state's threshold is its certificate's: load it again
+        self.certificates = found
 
     def load(self, task: str) -> Memory | None:
         state = self.store.served(task)

@@ -69,7 +69,7 @@ class RampStore:
     def _certificate(self, task_type: str) -> str:
         """The status of the task type's certificate in force (`uncertified`: none yet)."""
         query = (
-            select(RegionCertificate.status)
+            select(col(RegionCertificate.status))
             .where(col(RegionCertificate.task_type) == task_type)
             .order_by(col(RegionCertificate.id).desc())
             .limit(1)
