@@ -3,6 +3,8 @@ say what the certificate rests on. Canary serves only inside a certified region.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,8 @@ SHADOW_PASSES = 3  # shadow passes over the task set, at most, before canary wha
 
 
 def learn_now(db_url: str, policies: Path) -> dict[str, Any]:
-    """One learning run of the travel task type; its result, with the certificate in force."""
+    """One learning run of the travel task type, once the shadow runs still in flight have stored
+    their pairs; its result, with the certificate in force."""
     from shadowswitch.learning import challenger
     from shadowswitch.learning.versions import versions
     from shadowswitch.policy import load_policies
@@ -20,9 +23,22 @@ def learn_now(db_url: str, policies: Path) -> dict[str, Any]:
     from shadowswitch.store.exemplars import ExemplarStore
 
     store = ExemplarStore(database.make_engine(db_url))
+    settled(lambda: store.count(TASK_TYPE)["usable"])
     engine = load_policies(policies).policies[TASK_TYPE].engine
     result = challenger.learn(store, TASK_TYPE, engine, actor="cli:demo")
     return {**result, "in_force": versions(store, TASK_TYPE)["certificate"]}
+
+
+def settled(count: Callable[[], int], quiet_s: float = 5.0, limit_s: float = 300.0) -> int:
+    """Wait until `count` has not grown for `quiet_s` (the background shadow runs have ended)."""
+    started = last_change = time.monotonic()
+    last = count()
+    while time.monotonic() - last_change < quiet_s and time.monotonic() - started < limit_s:
+        time.sleep(0.5)
+        now = count()
+        if now != last:
+            last, last_change = now, time.monotonic()
+    return last
 
 
 def certified(result: dict[str, Any]) -> bool:
