@@ -1,5 +1,10 @@
 """Learn a task type's next engine state, and serve it only when the evidence says it is better.
 
+With `engine.certify` (the default) every run certifies the served state on the pairs it did not
+learn from, and the evidence is the certificates (`promotion.py`, `regions.py`): a challenger is
+promoted when its certified region serves more of the same held-out pairs. What follows is the
+gate a policy with `certify: false` keeps.
+
 The pairs are split by time: the newest ones the served state has not learned from are held out
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
 (fit.py), and both states decide the held-out pairs. While those are fewer than `ENOUGH`, earlier
@@ -15,7 +20,7 @@ target (the upper end of its anytime-valid confidence sequence). Every run that 
 challenger is an audit event with its figures and the reasons it was not promoted; a promotion is
 a new version, and `rollback` serves the one before.
 
-One module on purpose (about 330 lines): the split, the cross-fitting, the utility and the test
+One module on purpose (about 360 lines): the split, the cross-fitting, the utility and the test
 are one argument, and read best in one place.
 """
 
@@ -25,13 +30,13 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.learning import promotion, regions
-from shadowswitch.learning.certificate import Certificate
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
@@ -90,6 +95,10 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
     head = Head.from_bytes(state.head) if state.head else None
     deferral = Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral"))
     return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor, head, deferral)
+
+
+def _decisions(spec: Spec, rate: float, pairs: Sequence[Pair]) -> list[Outcome]:
+    return judge(spec, pairs, rate)[0] if pairs else []
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
@@ -173,7 +182,18 @@ def learn(
     spec = served_spec(current, pairs, policy)
     result: dict[str, Any] = {"task_type": task, "pairs": len(pairs), "served_version": spec.version}
     standing = (
-        _standing(store, task, spec, current, pairs, policy, actor, dry_run) if policy.certify else None
+        promotion.standing(
+            store,
+            task,
+            (spec.version, current.exemplar_max_id if current else 0),
+            partial(_decisions, spec, args_rate(pairs)),
+            (spec.min_confidence, spec.min_margin) if spec.version == 0 else (0.0, 0.0),
+            pairs,
+            policy.target_agreement,
+            None if dry_run else actor,
+        )
+        if policy.certify
+        else None
     )
     if standing is not None:
         result["certificate"] = standing[0].to_json()
@@ -220,33 +240,6 @@ def learn(
             regions.record_promoted(store, task, result["version"], cert, standing[3])
     step("done", 1.0)
     return result
-
-
-def _standing(
-    store: ExemplarStore,
-    task: str,
-    spec: Spec,
-    current: EngineState | None,
-    pairs: Sequence[Pair],
-    policy: EnginePolicy,
-    actor: str,
-    dry_run: bool,
-) -> tuple[Certificate, dict[int, Outcome], float | None, int]:
-    """The served state's certificate on the pairs it did not learn from (recorded when it grants
-    a first or wider region), its decisions of them by id, the threshold in force, and the pair
-    after which certifying may start (a withdrawal's)."""
-    row = store.certificates.current(task)
-    since = regions.since_pair(row)
-    fresh = promotion.fresh_for(pairs, current.exemplar_max_id if current else 0, since)
-    outcomes = judge(spec, fresh, args_rate(pairs))[0] if fresh else []
-    prior = spec.version == 0
-    floor, margin = (spec.min_confidence, spec.min_margin) if prior else (0.0, 0.0)
-    cert = regions.certificate_of(outcomes, policy.target_agreement, floor, margin)
-    if not dry_run:
-        recorded = regions.keep_served(store, task, spec.version, cert, actor)
-        row = recorded or row
-    by_id = {p.id: o for p, o in zip(fresh, outcomes, strict=True)}
-    return cert, by_id, regions.in_force(row, spec.version), since
 
 
 Judged = tuple[list[Outcome], list[bool]]

@@ -61,14 +61,8 @@ def keep_served(
         return None
     else:
         status, threshold = CERTIFIED, cert.threshold
-    row = RegionCertificate(
-        task_type=task,
-        version=version,
-        status=status,
-        threshold=threshold,
-        since_pair=since_pair(current),
-        figures=cert.to_json(),
-    )
+    row = _row(task, version, cert, since_pair(current), status)
+    row.threshold = threshold
     event = None
     if status == CERTIFIED:
         reason = describe(version, cert)
@@ -80,15 +74,18 @@ def record_promoted(
     store: ExemplarStore, task: str, version: int, cert: Certificate, since: int
 ) -> RegionCertificate:
     """The promoted state's certificate, in force from now on."""
-    row = RegionCertificate(
+    return store.certificates.record(_row(task, version, cert, since, CERTIFIED))
+
+
+def _row(task: str, version: int, cert: Certificate, since: int, status: str) -> RegionCertificate:
+    return RegionCertificate(
         task_type=task,
         version=version,
-        status=CERTIFIED,
+        status=status,
         threshold=cert.threshold,
         since_pair=since,
         figures=cert.to_json(),
     )
-    return store.certificates.record(row)
 
 
 def describe(version: int, cert: Certificate) -> str:
