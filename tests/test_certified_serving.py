@@ -111,10 +111,14 @@ def test_an_unseen_agent_is_served_locally_only_once_certified_and_withdrawn_whe
 def test_a_poisoned_stream_never_certifies(
     proxy: Any, local_engine: Any, replay: str, db_url: str, tmp_path: Path
 ) -> None:
-    """The upstream answers each request with another request's order: no local call can agree,
-    so no region is certified and canary keeps serving nothing locally."""
+    """The upstream calls a tool at random with an order the conversation never names: no local
+    call can agree, so no region is certified and canary keeps serving nothing locally."""
     stream = requests(range(0, 4), range(16))
-    answers = {text: stream[(i + 1) % len(stream)][1] for i, (text, _) in enumerate(stream)}
+    tools = ("lookup_order", "escalate_order")
+    answers = {
+        text: {"name": tools[i * 7 % 3 % 2], "arguments": {"order_id": f"ZZ{900000 - i:06d}"}}
+        for i, (text, _) in enumerate(stream)
+    }
     httpx.post(replay + "/answers", json=answers).raise_for_status()
     url = proxy(
         canary_policy(replay), local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0

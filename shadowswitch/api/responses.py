@@ -1,7 +1,8 @@
 """The API's response bodies as typed models, built from the store's rows.
 
 The routes return these (FastAPI serialises them); the CLI prints the same with `model_dump`.
-The JSON is what the routes returned as plain dicts before: same keys, in the same order.
+The JSON is what the routes returned as plain dicts before: same keys, in the same order. About
+300 lines: every body in one place, as the OpenAPI reference lists them.
 """
 
 from __future__ import annotations
@@ -249,9 +250,7 @@ class Live(BaseModel):
 
 
 class CertificateFigures(BaseModel):
-    """A version's newest certificate: the region (confidence ≥ threshold) certified at the target,
-    its coverage of the held-out pairs, the lower bound of its agreement, the pairs it rests on, and
-    the pairs still needed at the current miss rate to certify the next step."""
+    """A version's newest certificate (docs/learning.md#seeing-it)."""
 
     status: str  # certified | uncertified | withdrawn
     threshold: float | None
@@ -259,14 +258,14 @@ class CertificateFigures(BaseModel):
     lower_bound: float | None
     pairs: int | None
     served: int | None
-    more_pairs: int | None
+    more_pairs: int | None  # still needed at the current miss rate to certify the next threshold
     next_threshold: float | None
     at: str
     version: int | None = None  # on the one in force
 
 
 class PriorLive(Live):
-    certificate: CertificateFigures | None = None
+    certificate: CertificateFigures | None = None  # the prior's
 
 
 class StateVersion(BaseModel):
