@@ -85,6 +85,10 @@ def test_an_unseen_agent_is_served_locally_only_once_certified_and_withdrawn_whe
         shown["certificate"]["pairs"] == certificate["pairs"]
         and shown["certificate"]["status"] == "certified"
     )
+    with httpx.Client(base_url=url) as browser:  # the dashboard says what the certificate rests on
+        browser.post("/dashboard/login", data={"token": TOKEN})
+        page = browser.get("/dashboard/support").text
+    assert f"certified ≥ {certificate['threshold']}" in page and f"on {certificate['pairs']} pairs" in page
     half = len(test) // 2
     after = [ask(client, text) for text, _ in test[:half]]
     assert local_share(url, after) > 0.3
