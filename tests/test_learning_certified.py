@@ -63,6 +63,12 @@ def test_a_clean_stream_certifies_a_learned_state_and_a_poisoned_one_nothing(sto
     assert memory is not None and memory.min_confidence == mine["threshold"]
     assert memories.certified("support", 1) == mine["threshold"] and memories.certified("support", 0) is None
 
+    add(store, 60, rng, 120)  # more of the same: a challenger can serve no more than all of it
+    again = challenger.learn(store, "support", POLICY, "test")
+    assert again["status"] == "judged" and "not more" in again["evaluation"]["why_not"]
+    assert again["evaluation"]["served"]["threshold_in_force"] == mine["threshold"]
+    assert store.served("support").version == 1  # type: ignore[union-attr]
+
 
 def test_a_poisoned_stream_never_certifies(store: ExemplarStore) -> None:
     add(store, 160, np.random.default_rng(3), 0, poisoned=True)
