@@ -44,7 +44,7 @@ def test_thresholds_are_the_loosest_meeting_the_target() -> None:
 
 def test_better_challenger_is_promoted_worse_is_not_and_rollback_restores(store: ExemplarStore) -> None:
     rng = np.random.default_rng(2)
-    policy = Engine(target_agreement=0.9)
+    policy = Engine(target_agreement=0.9, certify=False)
     add(store, 30, rng, 0)
     assert challenger.learn(store, "support", policy, "test")["status"] == "not_enough_pairs"
     add(store, 50, rng, 30)
@@ -78,7 +78,9 @@ def test_better_challenger_is_promoted_worse_is_not_and_rollback_restores(store:
 
 def test_dry_run_changes_nothing(store: ExemplarStore) -> None:
     add(store, 80, np.random.default_rng(3), 0)
-    result = challenger.learn(store, "support", Engine(target_agreement=0.9), "test", dry_run=True)
+    result = challenger.learn(
+        store, "support", Engine(target_agreement=0.9, certify=False), "test", dry_run=True
+    )
     assert result["evaluation"]["promote"] is True
     assert store.served("support") is None
 
@@ -115,7 +117,10 @@ def test_replicas_on_postgres_serve_the_same_version(pg_url: str) -> None:
     for replica in replicas:
         replica.refresh()
         assert replica.get("support") is None  # the prior: nothing learned yet
-    assert challenger.learn(writer, "support", Engine(target_agreement=0.9), "test")["status"] == "promoted"
+    assert (
+        challenger.learn(writer, "support", Engine(target_agreement=0.9, certify=False), "test")["status"]
+        == "promoted"
+    )
     for replica in replicas:
         replica.refresh()
     memories = [r.get("support") for r in replicas]
@@ -165,6 +170,11 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
 
     db.upgrade(db_url)
     add(ExemplarStore(db.make_engine(db_url)), 80, np.random.default_rng(6), 0)
+    upstream = "upstream: {model: openai/x, api_base: 'http://127.0.0.1:9'}"
+    engine = "engine: {target_agreement: 0.9, certify: false}"  # the CLI's steps, not certificates
+    (tmp_path / "support.yaml").write_text(
+        f"task_type: support\nmatch: {{tools_include: [x]}}\n{upstream}\n{engine}\n"
+    )
     runner = CliRunner()
     dry = runner.invoke(app, ["learn", "support", "--dry-run", "--db", db_url, "--policies", str(tmp_path)])
     assert dry.exit_code == 0 and "judged" in dry.output and "wins" in dry.output

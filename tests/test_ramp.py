@@ -36,6 +36,14 @@ def test_enough_agreeing_pairs_after_the_duration_advance() -> None:
     assert check.figures["pairs"] == 400 and "400 pairs" in check.reason
 
 
+def test_a_step_needs_the_served_state_certified_and_a_withdrawal_fails_it() -> None:
+    assert evaluate(CONFIG, pairs(400, 400, certificate="certified"), HOUR).outcome == "advance"
+    waits = evaluate(CONFIG, pairs(400, 400, certificate="uncertified"), HOUR)
+    assert waits.outcome == "wait" and "a certified region" in waits.reason
+    failed = evaluate(CONFIG, pairs(400, 400, certificate="withdrawn"), HOUR)
+    assert failed.outcome == "fail" and "certificate was withdrawn" in failed.reason
+
+
 def test_too_few_pairs_waits_and_says_how_many() -> None:
     check = evaluate(CONFIG, pairs(132, 132), HOUR)
     assert check.outcome == "wait"

@@ -71,7 +71,9 @@ def write_policies(directory: Path, upstream: dict[str, Any], compare_percent: f
         "rollout": {"mode": "off", "percent": 0, "sticky_key": "user", "compare_percent": compare_percent},
         # embedding: the value LM re-ranked close text values at ~0.1-0.2 s a parameter and changed
         # no outcome of the task set for the better (docs/e2e.md)
-        "engine": {"model": "embedded", "scorer": "embedding"},
+        # target 95%: its shadow passes give a few hundred pairs, and a region is certified at 95%
+        # on about 60 clean served pairs (97%: about 100; docs/learning.md#certified-serving)
+        "engine": {"model": "embedded", "scorer": "embedding", "target_agreement": 0.95},
         # reprobe_after_s 0: after a trip the task type stays generative until a person acts
         "breaker": {"consecutive_failures": 3, "reprobe_after_s": 0},
         "feedback": {"tool_error_regex": r"^error:"},

@@ -1,6 +1,6 @@
-"""The demo's story, printed as it happens: direct → shadow → canary 25% → 100% → a broken
-upgrade trips the breaker → the final comparison. Every figure comes from the runs themselves
-and from the proxy's own report and audit log."""
+"""The demo's story, printed as it happens: direct → shadow (until learning certifies a region)
+→ canary 25% → 100% → a broken upgrade trips the breaker → the final comparison. Every figure
+comes from the runs themselves and from the proxy's own report and audit log."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from examples.demo.learned import SHADOW_PASSES, certified, describe, learn_now
 from examples.demo.servers import TASK_TYPE, serving, upstream_settings, wait_ready, write_policies
 from examples.demo.stages import Summary, run_tasks, summarise
 from examples.travel_agent.task_sets import tasks_in
@@ -93,7 +94,8 @@ class Story:
             else:
                 say("[dim]1. direct: skipped — a provider model is reached through LiteLLM only[/dim]")
             self.set_rollout("shadow", None, "demo: watch the local engine beside the generative path")
-            self.stage("2. through shadowswitch, shadow", proxy, "shadow", self.tasks)
+            self.stage("2. through shadowswitch, shadow", proxy, "shadow", self.task_set)
+            self.certify(proxy)
             self.show_report()
             self.set_rollout("canary", 25, "demo: agreement looks good; a quarter of customers local")
             self.stage("3. canary 25%", proxy, "canary25", self.tasks)
@@ -176,6 +178,18 @@ class Story:
         if failed:
             self.console.print(f"[dim]failed: {', '.join(failed)}[/dim]")
         return summary
+
+    def certify(self, proxy: str) -> None:
+        """Learn from the shadow pairs until a region is certified (another pass over the task set
+        each time it is not): canary serves only inside it."""
+        for attempt in range(1, SHADOW_PASSES + 1):
+            self.console.print(f"\n[green]$ shadowswitch learn {TASK_TYPE}[/green]")
+            result = learn_now(self.run.db_url, self.workdir / "policies")
+            self.console.print(describe(result))
+            if certified(result) or attempt == SHADOW_PASSES:
+                time.sleep(1.5)  # every server loads the new state and its certificate within a second
+                return
+            self.stage(f"2.{attempt}. shadow again, for more pairs", proxy, f"shadow{attempt}", self.task_set)
 
     def set_rollout(self, mode: str, percent: float | None, reason: str) -> None:
         from shadowswitch.rollouts.store.repository import RolloutRepository

@@ -29,6 +29,7 @@ from shadowswitch.api.responses import RolloutOut
 from shadowswitch.dashboard import series
 from shadowswitch.durations import parse_since
 from shadowswitch.errors import BadRequest, NotFound
+from shadowswitch.learning.versions import certificate_text
 from shadowswitch.store.tables import Decision, utcnow
 
 HERE = Path(__file__).resolve().parents[1] / "dashboard"
@@ -46,6 +47,7 @@ SECURITY_HEADERS = {
 
 router = APIRouter(prefix="/dashboard", include_in_schema=False)
 templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.globals["certificate_text"] = certificate_text
 
 
 def signed_in(request: Request, state: AppState) -> AdminToken | bool:

@@ -1,7 +1,8 @@
 """The API's response bodies as typed models, built from the store's rows.
 
 The routes return these (FastAPI serialises them); the CLI prints the same with `model_dump`.
-The JSON is what the routes returned as plain dicts before: same keys, in the same order.
+The JSON is what the routes returned as plain dicts before: same keys, in the same order. About
+300 lines: every body in one place, as the OpenAPI reference lists them.
 """
 
 from __future__ import annotations
@@ -250,6 +251,25 @@ class Live(BaseModel):
     agreement: float | None
 
 
+class CertificateFigures(BaseModel):
+    """A version's newest certificate (docs/learning.md#seeing-it)."""
+
+    status: str  # certified | uncertified | withdrawn
+    threshold: float | None
+    coverage: float | None
+    lower_bound: float | None
+    pairs: int | None
+    served: int | None
+    more_pairs: int | None  # still needed at the current miss rate to certify the next threshold
+    next_threshold: float | None
+    at: str
+    version: int | None = None  # on the one in force
+
+
+class PriorLive(Live):
+    certificate: CertificateFigures | None = None  # the prior's
+
+
 class StateVersion(BaseModel):
     version: int
     status: str  # served | rolled_back
@@ -261,6 +281,7 @@ class StateVersion(BaseModel):
     learned_from: int | None  # pairs it learned from (None: promoted before this was recorded)
     held_out: HeldOut | None
     live: Live
+    certificate: CertificateFigures | None = None
 
 
 class LearningStatus(BaseModel):
@@ -276,7 +297,8 @@ class LearningStatus(BaseModel):
     recent: Point
     curve: list[CurvePoint]
     versions: list[StateVersion]
-    prior: Live  # decisions made under no learned state
+    prior: PriorLive  # decisions made under no learned state, and the prior's certificate
+    certificate: CertificateFigures | None = None  # the one in force (None: never certified)
 
 
 class LearnerWoken(BaseModel):

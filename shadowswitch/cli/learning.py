@@ -111,7 +111,13 @@ def _learn_line(result: dict[str, Any]) -> str:
     evaluation = result.get("evaluation") or {}
     head = f"{result['task_type']}: {result['status']} (served version {result.get('served_version')}"
     head += f" → {result['version']})" if "version" in result else ")"
-    if evaluation:
+    if evaluation and "wins" not in evaluation:  # promotion on certificates
+        c, s = evaluation["challenger"], evaluation["served"]
+        head += (
+            f"; held-out {evaluation['held_out']} pairs: challenger serves {c['serves_held_out']}"
+            f" ({_region(c)}), served state {s['serves_held_out']} ({_region(s)})"
+        )
+    elif evaluation:
         c, s = evaluation["challenger"], evaluation["served"]
         head += (
             f"; held-out {c['pairs']} pairs: challenger agreement {c['agreement']} coverage {c['coverage']},"
@@ -120,6 +126,12 @@ def _learn_line(result: dict[str, Any]) -> str:
         )
     why = result.get("why_not") or evaluation.get("why_not")
     return head + (f"; {why}" if why else "")
+
+
+def _region(certificate: dict[str, Any]) -> str:
+    if certificate.get("threshold") is None:
+        return f"no certified region on {certificate['pairs']} pairs"
+    return f"certified ≥ {certificate['threshold']} on {certificate['pairs']} pairs"
 
 
 def _learning_table(entry: dict[str, Any]) -> Table:
@@ -140,12 +152,24 @@ def _learning_table(entry: dict[str, Any]) -> Table:
 
 def versions_table(entry: dict[str, Any]) -> Table:
     """Each learned version: when promoted, what it learned from, its held-out figures at promotion,
-    and the live ones of the decisions made under it (`prior`: under none)."""
+    the live ones of the decisions made under it (`prior`: under none), and its certificate."""
+    from shadowswitch.learning.versions import certificate_text
+
     table = Table(title=f"versions: {entry['task_type']} (held-out and live: agreement / coverage)")
-    for column in ("version", "status", "promoted", "learned from", "held-out", "decisions", "live"):
+    for column in (
+        "version",
+        "status",
+        "promoted",
+        "learned from",
+        "held-out",
+        "decisions",
+        "live",
+        "certificate",
+    ):
         table.add_column(column)
     prior = entry["prior"]
-    table.add_row("0", "prior", "–", "–", "–", str(prior["decisions"]), _pair(prior))
+    certified = certificate_text(prior.get("certificate"))
+    table.add_row("0", "prior", "–", "–", "–", str(prior["decisions"]), _pair(prior), certified)
     for v in entry["versions"]:
         held = v["held_out"] or {"agreement": None, "coverage": None}
         learned = v["learned_from"]
@@ -157,6 +181,7 @@ def versions_table(entry: dict[str, Any]) -> Table:
             _pair(held),
             str(v["live"]["decisions"]),
             _pair(v["live"]),
+            certificate_text(v.get("certificate")),
         )
     return table
 

@@ -1,5 +1,10 @@
 """Learn a task type's next engine state, and serve it only when the evidence says it is better.
 
+With `engine.certify` (the default) every run certifies the served state on the pairs it did not
+learn from, and the evidence is the certificates (`promotion.py`, `regions.py`): a challenger is
+promoted when its certified region serves more of the same held-out pairs. What follows is the
+gate a policy with `certify: false` keeps.
+
 The pairs are split by time: the newest ones the served state has not learned from are held out
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
 (fit.py), and both states decide the held-out pairs. While those are fewer than `ENOUGH`, earlier
@@ -22,11 +27,13 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
+from shadowswitch.learning import promotion, regions
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
@@ -85,6 +92,10 @@ def served_spec(state: EngineState | None, pairs: Sequence[Pair], policy: Engine
     head = Head.from_bytes(state.head) if state.head else None
     deferral = Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral"))
     return Spec(state.version, memory, state.memory_weight, state.min_confidence, 0.0, floor, head, deferral)
+
+
+def _decisions(spec: Spec, rate: float, pairs: Sequence[Pair]) -> list[Outcome]:
+    return judge(spec, pairs, rate)[0] if pairs else []
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
@@ -158,7 +169,8 @@ def learn(
     dry_run: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """One learning run: fit a challenger, judge it, promote it or say why not."""
+    """One learning run: certify the served state, fit a challenger, judge it, promote it or say
+    why not."""
     step = progress or (lambda _s, _f: None)
     step("loading pairs", 0.0)
     rows = _usable(store, task)
@@ -166,6 +178,22 @@ def learn(
     current = store.served(task)
     spec = served_spec(current, pairs, policy)
     result: dict[str, Any] = {"task_type": task, "pairs": len(pairs), "served_version": spec.version}
+    standing = (
+        promotion.standing(
+            store,
+            task,
+            (spec.version, current.exemplar_max_id if current else 0),
+            partial(_decisions, spec, args_rate(pairs)),
+            (spec.min_confidence, spec.min_margin) if spec.version == 0 else (0.0, 0.0),
+            pairs,
+            policy.target_agreement,
+            None if dry_run else actor,
+        )
+        if policy.certify
+        else None
+    )
+    if standing is not None:
+        result["certificate"] = standing[0].to_json()
     fresh = [p for p in pairs if current is None or p.id > current.exemplar_max_id]
     holdout_n = min(len(fresh), max(MIN_HOLDOUT, min(MAX_HOLDOUT, int(len(pairs) * HOLDOUT_SHARE))))
     if len(pairs) < MIN_PAIRS or holdout_n < MIN_HOLDOUT or len(pairs) - holdout_n < MIN_HOLDOUT:
@@ -178,13 +206,21 @@ def learn(
     fitted = fit(train[-MAX_FIT:], policy.target_agreement, floor)
     step("judging", 0.5)
     judged = cross_fitted(pairs, holdout_n, spec, fitted, policy.target_agreement, floor)
-    verdict = compare(judged[0], judged[1], policy.target_agreement)
+    cert = None
+    if standing is not None:
+        ids = [p.id for p in pairs[len(pairs) - len(judged[0][0]) :]]
+        margin = spec.min_margin if spec.version == 0 else 0.0
+        cert, verdict = promotion.verdict(
+            judged[0][0], ids, standing[1], standing[0], standing[2], margin, standing[3]
+        )
+    else:
+        verdict = compare(judged[0], judged[1], policy.target_agreement)
     verdict["cross_fitted"] = judged[2]
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
         fitted={
             "weight": fitted.weight,
-            "min_confidence": fitted.min_confidence,
+            "min_confidence": cert.threshold if cert else fitted.min_confidence,
             "cv_agreement": fitted.agreement,
             "cv_coverage": fitted.coverage,
             "head_pairs": fitted.head.pairs if fitted.head else None,
@@ -197,6 +233,8 @@ def learn(
     if not dry_run:
         step("recording", 0.9)
         _record(store, task, actor, rows, train, fitted, verdict, result)
+        if cert is not None and result.get("version") is not None and standing is not None:
+            regions.record_promoted(store, task, result["version"], cert, standing[3])
     step("done", 1.0)
     return result
 
@@ -267,7 +305,7 @@ def _record(
             encoder=rows[0].encoder,
             exemplar_max_id=train[-1].id,
             memory_weight=fitted.weight,
-            min_confidence=fitted.min_confidence,
+            min_confidence=result["fitted"]["min_confidence"],
             figures=figures,
             head=head,
             head_sha256=hashlib.sha256(head).hexdigest() if head else None,

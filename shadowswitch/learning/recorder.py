@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -11,6 +12,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from shadowswitch.answers.messages import call_of
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.conversation import called_this_turn, turn_state
+from shadowswitch.learning import regions
+from shadowswitch.learning.certificate import Monitor
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
 from shadowswitch.learning.served import ServedMemories
@@ -22,12 +25,58 @@ log = logging.getLogger(__name__)
 
 
 class Learning:
-    def __init__(self, store: ExemplarStore, memories: ServedMemories):
+    def __init__(
+        self,
+        store: ExemplarStore,
+        memories: ServedMemories,
+        on_withdraw: Callable[[str], None] | None = None,
+    ):
         self.store = store
         self.memories = memories
+        self.on_withdraw = on_withdraw  # a task type's certificate was withdrawn here (metrics)
+        self.monitors: dict[str, tuple[int | None, Monitor]] = {}  # per task type: certificate → monitor
 
     def memory(self, policy: Policy) -> Memory | None:
         return self.memories.get(policy.task_type)
+
+    def uncertified(self, policy: Policy, choice: Choice) -> str | None:
+        """Why `choice` lies outside the served state's certified region (None: inside, or the
+        policy does not certify): the abstention reason `uncertified`."""
+        if not policy.engine.certify:
+            return None
+        version = choice.trace.memory_version
+        threshold = self.memories.certified(policy.task_type, version)
+        if threshold is None:
+            return f"uncertified: no certified region for version {version} yet"
+        if choice.confidence < threshold:
+            return f"uncertified: confidence {choice.confidence:.2f} below the certified {threshold}"
+        return None
+
+    async def compared(self, policy: Policy, choice: Choice, agreement: bool) -> None:
+        """A compared answer of the served state inside its region feeds the monitor; once its
+        agreement is shown below the target, the certificate is withdrawn."""
+        if choice.abstain_reason or not policy.engine.certify or self.uncertified(policy, choice):
+            return
+        row = self.memories.certificates.get(policy.task_type)
+        if row is None:
+            return
+        held = self.monitors.get(policy.task_type)
+        if held is None or held[0] != row.id:  # a new certificate: a new monitor
+            held = (row.id, Monitor(policy.engine.target_agreement))
+            self.monitors[policy.task_type] = held
+        monitor = held[1]
+        if monitor.failed or not monitor.add(float(agreement)):
+            return
+        withdrawal, event = regions.withdrawal(row, monitor)
+        try:
+            done = await anyio.to_thread.run_sync(self.store.certificates.withdraw, withdrawal, event)
+        except SQLAlchemyError:
+            log.exception("learning: could not withdraw the certificate of %s", row.task_type)
+            return
+        self.memories.withdrawn(done)
+        log.warning("learning %s: certificate withdrawn: %s", row.task_type, event.reason)
+        if self.on_withdraw:
+            self.on_withdraw(row.task_type)
 
     async def observe(
         self,

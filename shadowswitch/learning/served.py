@@ -22,7 +22,9 @@ from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import Memory, learned_rules, turn_key, usual_parameters
+from shadowswitch.learning.regions import in_force
 from shadowswitch.store.exemplars import ExemplarStore
+from shadowswitch.store.tables import RegionCertificate
 
 log = logging.getLogger(__name__)
 POLL_S = 1.0
@@ -34,11 +36,16 @@ class ServedMemories:
         self.store = store
         self.on_version = on_version  # a task type's served version changed here (0: the prior)
         self.memories: dict[str, Memory] = {}
+        self.certificates: dict[str, RegionCertificate] = {}  # the newest per task type
         self._loaded_at: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
 
     def get(self, task_type: str) -> Memory | None:
         return self.memories.get(task_type)
+
+    def certified(self, task_type: str, version: int) -> float | None:
+        """The certified threshold of `version` of the task type's state, if in force."""
+        return in_force(self.certificates.get(task_type), version)
 
     def invalidate(self, task_type: str) -> None:
         self._loaded_at.pop(task_type, None)
@@ -46,6 +53,7 @@ class ServedMemories:
     def refresh(self) -> None:
         """Load the states whose version changed (blocking: call from a worker thread)."""
         versions = self.store.served_versions()
+        self._read_certificates()
         for task in set(self.memories) - set(versions):
             del self.memories[task]  # rolled back to the prior
             if self.on_version:
@@ -61,6 +69,14 @@ class ServedMemories:
                     if self.on_version and (held is None or held.version != memory.version):
                         self.on_version(task, memory.version)
                 self._loaded_at[task] = now
+
+    def _read_certificates(self) -> None:
+        found = self.store.certificates.in_force()
+        for task, row in found.items():
+            known = self.certificates.get(task)
+            if known is None or known.id != row.id:
+                self.invalidate(task)  # the state's threshold is its certificate's: load it again
+        self.certificates = found
 
     def load(self, task: str) -> Memory | None:
         state = self.store.served(task)
@@ -82,7 +98,7 @@ class ServedMemories:
             vectors=vectors.astype(np.float32),
             labels=np.array([r.label for r in rows], dtype=object),
             weight=state.memory_weight,
-            min_confidence=state.min_confidence,
+            min_confidence=_threshold(self.certified(task, state.version), state.min_confidence),
             constants=constants,
             usual=usual_parameters(calls),
             calls=np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64),
@@ -92,6 +108,11 @@ class ServedMemories:
             deferral=Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral")),
             unreliable=unreliable,
         )
+
+    def withdrawn(self, row: RegionCertificate) -> None:
+        """A withdrawal made here: in force at once, not at the next poll."""
+        self.certificates[row.task_type] = row
+        self.invalidate(row.task_type)
 
     async def _run(self) -> None:
         while True:
@@ -109,3 +130,8 @@ class ServedMemories:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+
+def _threshold(certified: float | None, fitted: float) -> float:
+    """The state serves from its certified threshold; uncertified, the pipeline serves none."""
+    return fitted if certified is None else certified

@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from shadowswitch.store.exemplars import ExemplarStore
-from shadowswitch.store.tables import EngineState
+from shadowswitch.store.tables import EngineState, RegionCertificate
+
+SHOWN = ("threshold", "coverage", "lower_bound", "pairs", "served", "more_pairs", "next_threshold")
 
 
 def live(counts: dict[str, int] | None) -> dict[str, Any]:
@@ -32,6 +34,33 @@ def held_out(state: EngineState) -> dict[str, Any] | None:
     return {key: judged.get(key) for key in ("pairs", "agreement", "coverage")}
 
 
+def certificate_json(row: RegionCertificate | None) -> dict[str, Any] | None:
+    """A version's newest certificate: its region, the lower bound of its agreement, the pairs it
+    rests on, and the pairs still needed at the current miss rate for the next step."""
+    if row is None:
+        return None
+    figures = row.figures or {}
+    shown = {key: figures.get(key) for key in SHOWN}
+    return {**shown, "status": row.status, "threshold": row.threshold, "at": row.created_at.isoformat()}
+
+
+def certificate_text(certificate: dict[str, Any] | None) -> str:
+    """One line of a version's certificate, as `learn status`, the report and the dashboard say it."""
+    if certificate is None:
+        return "not certified yet"
+    status, more = certificate["status"], certificate.get("more_pairs")
+    step = f"{more} more pairs at the current miss rate to certify ≥ {certificate.get('next_threshold')}"
+    nxt = f"; {step}" if more is not None else ""
+    if status == "certified":
+        return (
+            f"certified ≥ {certificate['threshold']}: coverage {100 * (certificate['coverage'] or 0):.0f}%, "
+            f"agreement ≥ {certificate['lower_bound']} on {certificate['pairs']} pairs{nxt}"
+        )
+    if status == "withdrawn":
+        return "withdrawn: its agreement was shown below the target"
+    return f"uncertified on {certificate.get('pairs')} pairs" + (f"; {step}" if more is not None else "")
+
+
 def state_json(state: EngineState, counts: dict[str, int] | None) -> dict[str, Any]:
     figures = state.figures or {}
     return {
@@ -49,9 +78,19 @@ def state_json(state: EngineState, counts: dict[str, int] | None) -> dict[str, A
 
 
 def versions(store: ExemplarStore, task: str) -> dict[str, Any]:
-    """Every version, oldest first, and the live figures of decisions made under none (`prior`)."""
+    """Every version, oldest first, and the live figures of decisions made under none (`prior`),
+    each with its newest certificate; `certificate`: the one in force."""
     counts = store.live_by_version(task)
+    history = store.certificates.history(task)
+    newest = {row.version: certificate_json(row) for row in history}
+    in_force = history[-1] if history else None
     return {
-        "versions": [state_json(s, counts.get(s.version)) for s in store.states(task)],
-        "prior": live(counts.get(0)),
+        "versions": [
+            {**state_json(s, counts.get(s.version)), "certificate": newest.get(s.version)}
+            for s in store.states(task)
+        ],
+        "prior": {**live(counts.get(0)), "certificate": newest.get(0)},
+        "certificate": {**(certificate_json(in_force) or {}), "version": in_force.version}
+        if in_force
+        else None,
     }

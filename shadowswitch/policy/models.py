@@ -306,7 +306,7 @@ class Engine(Strict):
         ge=0,
         le=1,
         description="Below this confidence the engine abstains and the upstream answers (until learning "
-        "has fitted thresholds of its own).",
+        "has fitted thresholds of its own). With `certify`, the floor of the prior's certified region.",
         examples=[0.6],
     )
     min_margin: float = Field(
@@ -320,8 +320,16 @@ class Engine(Strict):
         default=0.97,
         ge=0.5,
         le=0.999,
-        description="The agreement with generative that learning fits this task type's thresholds to.",
+        description="The agreement with generative that every served state is certified at (and "
+        "learning fits this task type's thresholds to).",
         examples=[0.95],
+    )
+    certify: bool = Field(
+        default=True,
+        description="Serve a local answer only inside a region whose agreement with the upstream is "
+        "certified at `target_agreement` on shadow pairs (the prior too: no pairs, nothing served "
+        "locally). false: the thresholds alone decide, unsafe on an agent the engine has not seen.",
+        examples=[False],
     )
     learn: bool = Field(
         default=True, description="Learn from this task type's generative answers.", examples=[False]

@@ -78,6 +78,7 @@ class Comparisons:
             agreement = self.pair(ctx, message, served)
         fields = {"shadow": shadow, "agreement": agreement, "state_version": choice.trace.memory_version}
         self.flow.recorder.update(ctx.decision.id, **fields)
+        await self._watch(policy, choice, agreement)
         if agreement is False and policy.breaker.count_disagreement:
             await self.flow.outcome(policy, ctx.decision.id, "disagree")
 
@@ -106,8 +107,15 @@ class Comparisons:
             "completion_tokens": usage.get("completion_tokens"),
         }
         self.flow.recorder.update(ctx.decision.id, shadow=shadow, agreement=agreement)
+        if ctx.policy is not None:
+            await self._watch(ctx.policy, choice, agreement)
         if agreement is False and ctx.policy and ctx.policy.breaker.count_disagreement:
             await self.flow.outcome(ctx.policy, ctx.decision.id, "disagree")
+
+    async def _watch(self, policy: Policy, choice: Choice, agreement: bool | None) -> None:
+        """A compared answer inside the certified region: the monitor of its state reads it."""
+        if agreement is not None and self.flow.learning:
+            await self.flow.learning.compared(policy, choice, agreement)
 
     def pair(self, ctx: Context, local: dict[str, Any], generative: dict[str, Any]) -> bool:
         """Both paths' answers to one request: count the pair; agreement is on the whole call."""

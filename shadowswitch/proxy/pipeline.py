@@ -164,6 +164,8 @@ class Pipeline:
             ctx.decision.error = f"local engine error: {type(exc).__name__}: {safe_text(str(exc))}"
             await self._fall_back(ctx, policy, "error")
             return None
+        if not choice.abstain_reason and self.learning:  # served only inside a certified region
+            choice.abstain_reason = self.learning.uncertified(policy, choice)
         apply_choice(ctx.decision, choice)
         if choice.abstain_reason:
             ctx.abstained = choice

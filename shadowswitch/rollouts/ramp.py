@@ -4,9 +4,11 @@ A ramp moves a task type from shadow through `steps` (canary percents) while the
 each step passes. Evidence is read with the anytime-valid bounds of `analysis/sequential.py`, the same
 ones the verdict uses, so checking it every few seconds does not turn a lucky run into a pass:
 - fail at once, whatever the step's age, when the evidence says worse beyond doubt: agreement
-  below the target, local success worse than generative, or validity below its floor;
+  below the target, local success worse than generative, validity below its floor, or the served
+  state's certificate withdrawn;
 - advance when the step is old enough, has enough pairs, and agreement is at or above the target
-  beyond doubt (its lower bound), success not worse and validity at its floor;
+  beyond doubt (its lower bound), success not worse, validity at its floor and, where the policy
+  certifies, the served state certified;
 - otherwise wait, and say for what.
 The ramp's position is the rollout itself (shadow, or canary at a percent), so a person's change
 is simply where a resumed ramp carries on from.
@@ -36,6 +38,9 @@ class StepEvidence:
     local_success: Counts = field(default_factory=Counts)  # judged local answers
     generative_success: Counts = field(default_factory=Counts)  # judged generative answers
     local_valid: Counts = field(default_factory=Counts)  # local answers checked against the request
+    certificate: str | None = (
+        None  # the served state's: certified | uncertified | withdrawn (None: not asked)
+    )
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,8 @@ def duration_text(seconds: float) -> str:
 
 def _failure(config: Ramp, evidence: StepEvidence) -> str | None:
     require = config.require
+    if evidence.certificate == "withdrawn":
+        return "the served state's certificate was withdrawn"
     pairs = evidence.agreement
     if pairs.total and confidence_sequence(pairs.hits, pairs.total)[1] < require.agreement:
         return f"agreement below {require.agreement:.0%}"
@@ -138,6 +145,8 @@ def _waiting(config: Ramp, evidence: StepEvidence, elapsed_s: float) -> list[str
     agreed = bool(pairs.total) and confidence_sequence(pairs.hits, pairs.total)[0] >= require.agreement
     if not agreed:
         waiting.append(f"{agreement_text(pairs)}, needs ≥ {require.agreement:.0%} beyond doubt")
+    if evidence.certificate not in (None, "certified"):
+        waiting.append("a certified region (learning certifies one on shadow pairs)")
     valid = evidence.local_valid
     if valid.total and (valid.rate or 0.0) < require.valid:
         waiting.append(f"valid {valid.hits} of {valid.total}, needs {require.valid:.0%}")

@@ -86,7 +86,7 @@ def create_app(
     )
     exemplars = ExemplarStore(engine, settings.max_exemplars)
     memories = ServedMemories(exemplars, lambda task, v: metrics.learned_version.labels(task).set(v))
-    learning = Learning(exemplars, memories)
+    learning = Learning(exemplars, memories, lambda task: metrics.certificates_withdrawn.labels(task).inc())
     learner = BackgroundLearner(
         exemplars,
         policies,

@@ -105,6 +105,12 @@ class Metrics:
             ["task_type"],
             registry=self.registry,
         )
+        self.certificates_withdrawn = Counter(
+            "shadowswitch_certificates_withdrawn",
+            "Served states withdrawn by the monitor: their agreement was shown below the target",
+            ["task_type"],
+            registry=self.registry,
+        )
         self._outage_metrics()
 
     def _outage_metrics(self) -> None:

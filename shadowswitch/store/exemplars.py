@@ -10,6 +10,7 @@ from sqlalchemy import Engine, case, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from shadowswitch.store.certificates import CertificateStore
 from shadowswitch.store.tables import AuditEvent, Decision, EngineState, Exemplar, utcnow
 
 SERVED = "served"
@@ -21,6 +22,7 @@ class ExemplarStore:
     def __init__(self, engine: Engine, cap: int = 10_000):
         self.engine = engine
         self.cap = cap  # per task type: beyond it the oldest are evicted
+        self.certificates = CertificateStore(engine)  # the served states' certified regions
 
     def add(self, row: Exemplar) -> None:
         """Store one exemplar and evict its task type's oldest beyond the cap."""

@@ -160,6 +160,24 @@ class EngineState(SQLModel, table=True):
     head_sha256: str | None = Field(default=None, max_length=64)
 
 
+class RegionCertificate(SQLModel, table=True):
+    """A task type's served state's certified region, as learning last found it (or withdrawn).
+
+    The newest row of a task type is in force: the local engine serves only when it names the
+    served version, says `certified`, and the answer's confidence reaches `threshold`."""
+
+    __tablename__ = "certificate"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _when()
+    task_type: str = Field(index=True, max_length=64)
+    version: int  # the engine state's version (0: the prior)
+    status: str = Field(max_length=16)  # certified | uncertified | withdrawn
+    threshold: float | None = None  # the region: confidence at or above it (None: no region)
+    since_pair: int = 0  # only exemplars after this id may certify (set by a withdrawal)
+    figures: Any = Field(default=None, sa_column=Column(JSON))  # `learning.certificate` figures
+
+
 class AgentKey(SQLModel, table=True):
     """An agent's key: only its sha256 and a short prefix to recognise it by; never the key."""
 

@@ -42,10 +42,16 @@ TRAVEL = {
 }
 
 
-def write_policies(directory: Path, upstream: str, *policies: dict[str, Any]) -> Path:
-    """A policies folder: `_defaults.yaml` naming the scripted upstream, then one file per policy."""
+def write_policies(directory: Path, upstream: str, *policies: dict[str, Any], certify: bool = False) -> Path:
+    """A policies folder: `_defaults.yaml` naming the scripted upstream, then one file per policy.
+
+    `certify` is off unless asked for: these tests serve the prior at once to test something else
+    than certified serving (tests/test_certified_serving.py tests it, with the product's default)."""
     directory.mkdir(parents=True, exist_ok=True)
-    defaults = {"upstream": {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}}
+    defaults = {
+        "upstream": {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5},
+        "engine": {"certify": certify},
+    }
     (directory / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
     for policy in policies:
         (directory / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))

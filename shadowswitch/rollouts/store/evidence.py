@@ -9,11 +9,12 @@ from sqlmodel import Session, col
 
 from shadowswitch.analysis.verdict import Counts
 from shadowswitch.rollouts.ramp import StepEvidence
-from shadowswitch.store.tables import Decision
+from shadowswitch.store.tables import Decision, RegionCertificate
 
 
-def step_evidence(engine: Engine, task_type: str, since: datetime) -> StepEvidence:
-    """Pairs, success and validity of the task type's decisions since `since` (read without a lock)."""
+def step_evidence(engine: Engine, task_type: str, since: datetime, certifies: bool = False) -> StepEvidence:
+    """Pairs, success and validity of the task type's decisions since `since` (read without a lock);
+    where the policy certifies, the status of the served state's certificate too."""
     path, agreement, success = col(Decision.path), col(Decision.agreement), col(Decision.success)
     shadow = col(Decision.shadow)
     local_shadow = and_(shadow["path"].as_string() == "local", shadow["valid"].as_boolean().is_not(None))
@@ -37,7 +38,21 @@ def step_evidence(engine: Engine, task_type: str, since: datetime) -> StepEviden
         local_success=Counts(n[3], n[2]),
         generative_success=Counts(n[5], n[4]),
         local_valid=Counts(n[6] + n[8], n[6] + n[7]),
+        certificate=certificate_status(engine, task_type) if certifies else None,
     )
+
+
+def certificate_status(engine: Engine, task_type: str) -> str:
+    """The status of the task type's certificate in force (`uncertified`: none yet)."""
+    query = (
+        select(col(RegionCertificate.status))
+        .where(col(RegionCertificate.task_type) == task_type)
+        .order_by(col(RegionCertificate.id).desc())
+        .limit(1)
+    )
+    with Session(engine) as session:
+        found = session.execute(query).scalar()
+    return str(found or "uncertified")
 
 
 def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:

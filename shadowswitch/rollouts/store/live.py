@@ -49,9 +49,14 @@ class LiveRollouts:
         # replaced by what the database says (raises while it is still away: the view stays)
         self.before_refresh: Callable[[], Awaitable[None]] | None = None
         self._failing_since: float | None = None  # the refresh has failed since (monotonic)
+        store.certifies = self._certifies  # the ramp's evidence asks for a certificate
         self.ramp_check_s = ramp_check_s  # how often running ramps read their evidence
         self._ramps_checked = -math.inf
         self.ramp_passes = 0  # ramp checks done: what a test waits for, rather than for time
+
+    def _certifies(self, task_type: str) -> bool:
+        policy = self.policies.policies.get(task_type)
+        return policy is not None and policy.engine.certify
 
     def view(self, task_type: str) -> RolloutView:
         row = self.rows.get(task_type)

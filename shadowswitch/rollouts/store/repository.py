@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 
 from shadowswitch.errors import NotFound
 from shadowswitch.policy.models import Breaker, Policy
-from shadowswitch.rollouts.ramp import Check
+from shadowswitch.rollouts.ramp import Check, StepEvidence
 from shadowswitch.rollouts.ramp_status import ramp_json
 from shadowswitch.rollouts.rollout import Changed, Event, Rollout
 from shadowswitch.rollouts.states import BreakerTransition, Circuit, RampOutcome, RampState
@@ -75,6 +75,7 @@ class RolloutRepository:
     def __init__(self, engine: Engine, clock: Callable[[], datetime] = utcnow):
         self.engine = engine
         self.clock = clock
+        self.certifies: Callable[[str], bool] = lambda _task: False  # does a ramp step need a certificate?
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -101,7 +102,7 @@ class RolloutRepository:
         state = aggregate(row)
         if state.ramp.state != RampState.RUNNING or state.ramp.since is None:
             return None
-        return state.check(step_evidence(self.engine, row.task_type, state.ramp.since), self.clock())
+        return state.check(self._evidence(row.task_type, state.ramp.since), self.clock())
 
     def status(self, row: RolloutRow) -> dict[str, Any] | None:
         """The ramp's JSON with what a running one waits for (one aggregate query)."""
@@ -174,13 +175,16 @@ class RolloutRepository:
         state = aggregate(seen)
         if state.breaker.state != Circuit.CLOSED or state.ramp.since is None:
             return None  # the breaker acts first; a trip aborts the ramp
-        evidence = step_evidence(self.engine, seen.task_type, state.ramp.since)
+        evidence = self._evidence(seen.task_type, state.ramp.since)
         check = state.check(evidence, self.clock())
         if check is None or check.outcome == RampOutcome.WAIT:
             return None
         judged = _key(seen)
         written = self._change(seen.task_type, lambda r, now: r.tick(evidence, now), True, judged)
         return written.row if written else None
+
+    def _evidence(self, task_type: str, since: datetime) -> StepEvidence:
+        return step_evidence(self.engine, task_type, since, self.certifies(task_type))
 
     def _change(
         self, task_type: str, method: Method, missing_ok: bool = False, judged: Key | None = None
