@@ -302,7 +302,8 @@ LONG_MODULES = {
     "shadowswitch/proxy/pipeline.py": 350,
     "shadowswitch/server/app.py": 350,
     "shadowswitch/engines/local/arguments/features.py": 350,
-    "shadowswitch/learning/challenger.py": 350,
+    "shadowswitch/learning/challenger.py": 375,
+    "shadowswitch/api/responses.py": 325,
     "shadowswitch/store/spool.py": 325,
 }
 
