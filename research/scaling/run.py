@@ -151,7 +151,8 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         "config": {
             "quick": config.quick,
             "max_candidates": MAX_CANDIDATES,
-            "tools_source": "BFCL live_simple questions; distractors from live_multiple/live_simple tools",
+            "tools_source": "BFCL live_simple and live_multiple questions, each sent once; distractors "
+            "from their tools",
             "concurrency_tools": config.concurrency_tools,
             "scorer": "hybrid (policy default), thresholds 0",
             "workers": list(config.workers),
@@ -197,13 +198,14 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
         console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
-        asyncio.run(send_all(base, requests_with_tools(2, 8, seed=99), 1))  # warm-up
+        fresh = Fresh()  # every request a question this server has not seen
+        asyncio.run(send_all(base, fresh.take(2, 8), 1))  # warm-up
         for tools in config.tools:
-            row = {"tools": tools, **_run(base, requests_with_tools(config.size_count(), tools), 1)}
+            row = {"tools": tools, **_run(base, fresh.take(config.size_count(), tools), 1)}
             by_tools.append(row)
             console.print(f"  tools {tools:>2}: {_line(row)}")
         for level in config.concurrencies:
-            requests = requests_with_tools(config.concurrency_count(level), config.concurrency_tools, 1)
+            requests = fresh.take(config.concurrency_count(level), config.concurrency_tools)
             row = {"concurrency": level, **_run(base, requests, level)}
             by_concurrency.append(row)
             console.print(f"  concurrency {level:>2}: {_line(row)}")
@@ -216,6 +218,18 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
             "by_tools": by_tools,
             "by_concurrency": by_concurrency,
         }
+
+
+class Fresh:
+    """Requests with questions never sent before in this run (the next ones of the files)."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def take(self, count: int, tools: int) -> list[ScalingRequest]:
+        requests = requests_with_tools(count, tools, seed=self.next, start=self.next)
+        self.next += count
+        return requests
 
 
 def _run(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:

@@ -324,6 +324,14 @@ class Engine(Strict):
         description="The agreement with generative that learning fits this task type's thresholds to.",
         examples=[0.95],
     )
+    time_budget_ms: int = Field(
+        default=250,
+        ge=1,
+        le=60_000,
+        description="Engine time per decision, in milliseconds: past it the engine abstains "
+        "(`time_budget`) and the upstream answers.",
+        examples=[500],
+    )
     learn: bool = Field(
         default=True, description="Learn from this task type's generative answers.", examples=[False]
     )

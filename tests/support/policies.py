@@ -9,6 +9,8 @@ import yaml
 
 from tests.support.clients import TASK
 
+TEST_TIME_BUDGET_MS = 60_000
+
 TOOLS = [
     {
         "type": "function",
@@ -45,7 +47,11 @@ TRAVEL = {
 def write_policies(directory: Path, upstream: str, *policies: dict[str, Any]) -> Path:
     """A policies folder: `_defaults.yaml` naming the scripted upstream, then one file per policy."""
     directory.mkdir(parents=True, exist_ok=True)
-    defaults = {"upstream": {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}}
+    upstream_of = {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}
+    defaults: dict[str, Any] = {"upstream": upstream_of}
+    # The tests share a loaded machine, where a decision can take seconds: the default time budget
+    # would turn the local answers they look at into abstentions. The budget's own tests set theirs.
+    defaults["engine"] = {"time_budget_ms": TEST_TIME_BUDGET_MS}
     (directory / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
     for policy in policies:
         (directory / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
