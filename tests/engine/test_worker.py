@@ -168,3 +168,56 @@ async def test_closing_fails_the_jobs_still_queued() -> None:
     assert await busy == 0
     with pytest.raises(EngineUnavailable):
         await queued
+
+
+async def test_a_background_backlog_never_runs_twice_in_a_row_ahead_of_a_user() -> None:
+    batches: list[list[int]] = []
+    hold = threading.Event()
+
+    def run(jobs: Sequence[int]) -> list[int]:
+        if jobs == [-1]:
+            hold.wait(5)
+        batches.append(list(jobs))
+        return list(jobs)
+
+    worker: Worker[int, int] = Worker(run, max_batch=1, background_wait_s=0.0)
+    try:
+        busy = asyncio.ensure_future(worker.submit(-1))
+        await asyncio.sleep(0.05)
+        queued = [asyncio.ensure_future(worker.submit(100 + i, background=True)) for i in range(3)]
+        queued += [asyncio.ensure_future(worker.submit(i)) for i in range(3)]
+        await asyncio.sleep(0.01)
+        hold.set()
+        await asyncio.gather(busy, *queued)
+    finally:
+        worker.close()
+    assert batches[1:] == [[100], [0], [101], [1], [102], [2]]
+
+
+async def test_a_background_job_gives_way_at_once_and_runs_again_after() -> None:
+    """A long background job stops at its next check when a served job is queued, and is run
+    again, whole, once the served one is done."""
+    from shadowswitch.engines.local.runtime import budget
+
+    runs: list[int] = []
+
+    def run(jobs: Sequence[int]) -> list[int]:
+        runs.append(jobs[0])
+        if jobs[0] >= 100:
+            for _ in range(50):  # 0.5 s of model layers
+                time.sleep(0.01)
+                budget.check()
+        return list(jobs)
+
+    worker: Worker[int, int] = Worker(run, background_wait_s=5.0)
+    try:
+        background = asyncio.ensure_future(worker.submit(100, background=True))
+        await asyncio.sleep(0.1)
+        begun = time.monotonic()
+        assert await worker.submit(1) == 1
+        served_s = time.monotonic() - begun
+        assert await background == 100
+    finally:
+        worker.close()
+    assert served_s < 0.3
+    assert runs == [100, 1, 100]
