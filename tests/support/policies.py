@@ -9,7 +9,10 @@ import yaml
 
 from tests.support.clients import TASK
 
+# The tests share a loaded machine, where a decision can take seconds: the default time budget
+# would turn the local answers they look at into abstentions. The budget's own tests set theirs.
 TEST_TIME_BUDGET_MS = 60_000
+ROOMY = {"time_budget_ms": TEST_TIME_BUDGET_MS}  # a policy's `engine` settings for such tests
 
 TOOLS = [
     {
@@ -49,9 +52,7 @@ def write_policies(directory: Path, upstream: str, *policies: dict[str, Any]) ->
     directory.mkdir(parents=True, exist_ok=True)
     upstream_of = {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}
     defaults: dict[str, Any] = {"upstream": upstream_of}
-    # The tests share a loaded machine, where a decision can take seconds: the default time budget
-    # would turn the local answers they look at into abstentions. The budget's own tests set theirs.
-    defaults["engine"] = {"time_budget_ms": TEST_TIME_BUDGET_MS}
+    defaults["engine"] = ROOMY
     (directory / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
     for policy in policies:
         (directory / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))
