@@ -131,6 +131,9 @@ def scaling(
     workers: Annotated[
         str, typer.Option(help="`serve --workers` counts to compare, comma-separated (memory, req/s)")
     ] = "1",
+    time_budget_ms: Annotated[
+        int | None, typer.Option(help="The policy's engine.time_budget_ms (default: the policy default)")
+    ] = None,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
 ) -> None:
     """The local engine behind a real server, by offered tools and by concurrency.
@@ -148,6 +151,7 @@ def scaling(
         per_size=per_size,
         per_concurrency=per_concurrency,
         workers=_ints(workers),
+        time_budget_ms=time_budget_ms,
     )
     run_scaling(config)
 

@@ -26,7 +26,7 @@ from shadowswitch.learning.memory import Memory
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.decisions import recorded_errors
-from tests.support.policies import TOOLS, write_policies
+from tests.support.policies import ROOMY, TOOLS, write_policies
 from tests.support.servers import free_port
 from tests.support.wait import eventually
 
@@ -145,7 +145,7 @@ async def test_a_learned_state_crosses_the_socket_once_and_decides_in_the_engine
         rules = Policy.model_validate(
             {
                 "task_type": "helpdesk",
-                "engine": {"min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False},
+                "engine": {**ROOMY, "min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False},
             }
         )
         empty = Memory(1, "all-MiniLM-L6-v2", np.zeros((0, 384), np.float32), np.array([], object), 0.0, 0.0)

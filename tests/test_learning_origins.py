@@ -22,6 +22,7 @@ from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.learning import AUTH, cli, send_paced, serves, shadow_proxy
 from tests.support.learning import ask as learning_ask
+from tests.support.policies import ROOMY
 from tests.support.wait import eventually
 
 UNLOCK = "unlock_account"
@@ -113,7 +114,10 @@ TOOLS = [
     }
 ]
 POLICY = Policy.model_validate(
-    {"task_type": "helpdesk", "engine": {"min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False}}
+    {
+        "task_type": "helpdesk",
+        "engine": {**ROOMY, "min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False},
+    }
 )
 
 

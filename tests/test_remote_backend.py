@@ -25,8 +25,8 @@ from shadowswitch.policy.models import ModelSource, Policy
 from shadowswitch.request import ChatView
 from tests.support.decisions import recorded_errors
 from tests.support.engine_requests import TOOLS, ask
+from tests.support.policies import ROOMY, write_policies
 from tests.support.policies import TOOLS as TRAVEL_TOOLS
-from tests.support.policies import write_policies
 from tests.support.servers import free_port
 from tests.support.wait import eventually
 
@@ -40,7 +40,7 @@ REQUESTS = [
     "Tell me a joke",
     "is it cold in Oslo",
 ]
-ANY = Policy.model_validate({"task_type": "any", "engine": {"min_confidence": 0, "min_margin": 0}})
+ANY = Policy.model_validate({"task_type": "any", "engine": {**ROOMY, "min_confidence": 0, "min_margin": 0}})
 
 
 @pytest.fixture(scope="module")

@@ -36,10 +36,13 @@ def task_name(scorer: str, default_thresholds: bool = False) -> str:
 
 
 def policy_for(scorer: str, default_thresholds: bool) -> dict[str, Any]:
-    """A canary-100% policy whose engine uses `scorer`; thresholds 0 unless asked otherwise."""
+    """A canary-100% policy whose engine uses `scorer`; thresholds 0 and a roomy time budget
+    unless asked otherwise (the policy's defaults)."""
     engine: dict[str, Any] = {"scorer": scorer, "candidates": "tools", "allow_no_tool": True}
     if not default_thresholds:
-        engine |= {"min_confidence": 0, "min_margin": 0}
+        # Every case decided, however long it takes: the quality measured is the engine's, not
+        # the machine's (a busy machine would turn slow decisions into `time_budget` abstentions).
+        engine |= {"min_confidence": 0, "min_margin": 0, "time_budget_ms": 60_000}
     return {
         "task_type": task_name(scorer, default_thresholds),
         "description": f"BFCL benchmark, {scorer} scorer.",

@@ -49,6 +49,7 @@ class ScalingConfig:
     per_concurrency: int | None = None  # requests per concurrency level, at least the level itself
     concurrency_tools: int = 8
     workers: tuple[int, ...] = (1,)  # `serve --workers N`, each measured in turn, side by side
+    time_budget_ms: int | None = None  # the policy's engine.time_budget_ms (None: its default)
 
     def size_count(self) -> int:
         return self.per_size or (6 if self.quick else 40)
@@ -57,8 +58,9 @@ class ScalingConfig:
         return max(level, self.per_concurrency or (16 if self.quick else 128))
 
 
-def write_policies(folder: Path, upstream_v1: str) -> Path:
-    """Canary 100%, thresholds 0: every request is decided (and answered) locally."""
+def write_policies(folder: Path, upstream_v1: str, time_budget_ms: int | None = None) -> Path:
+    """Canary 100%, thresholds 0: every request is decided (and answered) locally, unless it
+    runs past the time budget."""
     folder.mkdir(parents=True, exist_ok=True)
     upstream = {"model": "openai/bench", "api_base": upstream_v1, "api_key_env": KEY_ENV}
     (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": upstream}))
@@ -67,7 +69,8 @@ def write_policies(folder: Path, upstream_v1: str) -> Path:
         "description": "Local engine scaling benchmark.",
         "match": {"model": TASK},
         "rollout": {"mode": "canary", "percent": 100, "compare_percent": 0},
-        "engine": {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0},
+        "engine": {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0}
+        | ({"time_budget_ms": time_budget_ms} if time_budget_ms else {}),
         "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
     }
     (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy))
@@ -103,7 +106,8 @@ async def send_all(base: str, requests: list[ScalingRequest], concurrency: int) 
         begun = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         wall = time.perf_counter() - begun
-        engine_ms = [await _engine_ms(client, i) for i in ids if i]
+        records = [(await client.get(f"/v1/shadowswitch/decisions/{i}")).json() for i in ids if i]
+    engine_ms = [_engine_ms(r) for r in records]
     return {
         "requests": len(requests),
         "errors": errors,
@@ -112,12 +116,23 @@ async def send_all(base: str, requests: list[ScalingRequest], concurrency: int) 
         **_percentiles("latency", latencies),
         **_percentiles("engine", [m for m in engine_ms if m is not None]),
         "throughput_rps": round(len(latencies) / wall, 2) if wall else None,
+        "profile_ms": _profile(records),
+        "over_budget": sum(r.get("abstain_reason") == "time_budget" for r in records),
     }
 
 
-async def _engine_ms(client: httpx.AsyncClient, decision_id: str) -> float | None:
+def _profile(records: list[dict[str, Any]]) -> dict[str, float]:
+    """Where the engine's time went: the mean milliseconds of each step over the decisions
+    (candidates, scoring: encoder and ranking, arguments: the filler and its LM passes)."""
+    laps: dict[str, list[float]] = {}
+    for record in records:
+        for lap, ms in (record.get("timings_ms") or {}).items():
+            laps.setdefault(lap, []).append(float(ms))
+    return {lap: round(sum(v) / len(records), 2) for lap, v in laps.items() if records}
+
+
+def _engine_ms(record: dict[str, Any]) -> float | None:
     """The engine's own time for a decision (its record's timings), queueing excluded."""
-    record = (await client.get(f"/v1/shadowswitch/decisions/{decision_id}")).json()
     timings = record.get("timings_ms") or {}
     total = timings.get("total")
     return float(total) if isinstance(total, int | float) else None
@@ -139,7 +154,8 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         up_port = free_port()
         up_cmd = [sys.executable, "-m", "research.overhead.upstream", "--port", str(up_port)]
         with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
-            policies = write_policies(workdir / "policies", f"http://127.0.0.1:{up_port}/v1")
+            upstream = f"http://127.0.0.1:{up_port}/v1"
+            policies = write_policies(workdir / "policies", upstream, config.time_budget_ms)
             for workers in config.workers:  # the same runs for each, one server after the other
                 by_workers.append(_serve_and_send(config, workdir, policies, workers))
     first = by_workers[0]
@@ -151,9 +167,11 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         "config": {
             "quick": config.quick,
             "max_candidates": MAX_CANDIDATES,
-            "tools_source": "BFCL live_simple questions; distractors from live_multiple/live_simple tools",
+            "tools_source": "BFCL live_simple and live_multiple questions, each sent once; distractors "
+            "from their tools",
             "concurrency_tools": config.concurrency_tools,
             "scorer": "hybrid (policy default), thresholds 0",
+            "time_budget_ms": config.time_budget_ms or "policy default",
             "workers": list(config.workers),
             "dtypes": _dtypes(),
         },
@@ -197,13 +215,14 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
         console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
-        asyncio.run(send_all(base, requests_with_tools(2, 8, seed=99), 1))  # warm-up
+        fresh = Fresh()  # every request a question this server has not seen
+        asyncio.run(send_all(base, fresh.take(2, 8), 1))  # warm-up
         for tools in config.tools:
-            row = {"tools": tools, **_run(base, requests_with_tools(config.size_count(), tools), 1)}
+            row = {"tools": tools, **_run(base, fresh.take(config.size_count(), tools), 1)}
             by_tools.append(row)
             console.print(f"  tools {tools:>2}: {_line(row)}")
         for level in config.concurrencies:
-            requests = requests_with_tools(config.concurrency_count(level), config.concurrency_tools, 1)
+            requests = fresh.take(config.concurrency_count(level), config.concurrency_tools)
             row = {"concurrency": level, **_run(base, requests, level)}
             by_concurrency.append(row)
             console.print(f"  concurrency {level:>2}: {_line(row)}")
@@ -218,6 +237,18 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
         }
 
 
+class Fresh:
+    """Requests with questions never sent before in this run (the next ones of the files)."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def take(self, count: int, tools: int) -> list[ScalingRequest]:
+        requests = requests_with_tools(count, tools, seed=self.next, start=self.next)
+        self.next += count
+        return requests
+
+
 def _run(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
     return asyncio.run(send_all(base, requests, concurrency))
 
@@ -230,7 +261,8 @@ def _line(row: dict[str, Any]) -> str:
     return (
         f"p50 {row['latency_p50_ms']} ms, p99 {row['latency_p99_ms']} ms "
         f"(engine p50 {row['engine_p50_ms']} ms), "
-        f"{row['throughput_rps']} req/s, paths {row['paths']}, right tool {row['right_tool']}"
+        f"{row['throughput_rps']} req/s, paths {row['paths']}, right tool {row['right_tool']}, "
+        f"engine ms by step {row['profile_ms']}"
     )
 
 
@@ -256,13 +288,13 @@ def print_tables(results: dict[str, Any]) -> None:
     console.print(f"batching: {results['batching']}")
 
 
-COLUMNS = ("p50 ms", "p99 ms", "engine p50", "req/s", "local", "right tool", "errors")
+COLUMNS = ("p50 ms", "p99 ms", "engine p50", "req/s", "local", "over budget", "right tool", "errors")
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
     times = [_num(row[k]) for k in ("latency_p50_ms", "latency_p99_ms", "engine_p50_ms", "throughput_rps")]
     local = f"{row['paths'].get('local', 0)}/{row['requests']}"
-    return [*times, local, _num(row["right_tool"]), str(row["errors"])]
+    return [*times, local, str(row["over_budget"]), _num(row["right_tool"]), str(row["errors"])]
 
 
 def _num(value: float | None) -> str:

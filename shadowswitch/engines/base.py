@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from shadowswitch.policy.models import ModelSource, Policy, Upstream
 from shadowswitch.request import ChatView
 
+TIME_BUDGET = "time_budget"  # the abstention of a decision past its engine time (`engine.time_budget_ms`)
+
 if TYPE_CHECKING:
     from shadowswitch.engines.local.learned_state import LearnedState
 

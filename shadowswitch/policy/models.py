@@ -331,6 +331,14 @@ class Engine(Strict):
         "locally). false: the thresholds alone decide, unsafe on an agent the engine has not seen.",
         examples=[False],
     )
+    time_budget_ms: int = Field(
+        default=250,
+        ge=1,
+        le=60_000,
+        description="Engine time per decision, in milliseconds: past it the engine abstains "
+        "(`time_budget`) and the upstream answers.",
+        examples=[500],
+    )
     learn: bool = Field(
         default=True, description="Learn from this task type's generative answers.", examples=[False]
     )

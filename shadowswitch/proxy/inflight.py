@@ -2,6 +2,7 @@
 
 Background work is of two kinds: comparisons (shadow and compare runs), bounded so that a burst
 cannot pile them up, and breaker/feedback/learning work, never skipped. Shutdown drains both.
+Both run marked as background (`engines.priority`): the engine serves a user's requests first.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine
 from typing import Any
+
+from shadowswitch.engines.priority import background_context
 
 MAX_COMPARISONS = 32  # shadow/compare runs in flight; beyond, a run is skipped and the skip recorded
 
@@ -28,15 +31,16 @@ class InFlight:
             task.add_done_callback(self._requests.discard)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Breaker and feedback work: never skipped (the breaker depends on every event)."""
-        self._track(asyncio.create_task(work))
+        """Breaker, feedback and learning work: never skipped (the breaker depends on every event).
+        Its engine jobs (learning's fills) wait behind the requests a user waits for."""
+        self._track(asyncio.create_task(work, context=background_context()))
 
     def compare(self, work: Coroutine[Any, Any, None]) -> bool:
         """Run a comparison in the background; False (and `work` closed) when there is no room."""
         if len(self._comparisons) >= self.max_comparisons:
             work.close()
             return False
-        task = asyncio.create_task(work)
+        task = asyncio.create_task(work, context=background_context())  # behind served requests
         self._comparisons.add(task)
         task.add_done_callback(self._comparisons.discard)
         self._track(task)

@@ -23,7 +23,7 @@ from shadowswitch.answers.messages import (
     local_message,
 )
 from shadowswitch.answers.validate import check_answer
-from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
+from shadowswitch.engines.base import TIME_BUDGET, Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import (
     EngineUnavailable,
@@ -344,5 +344,7 @@ def passthrough(upstream: Upstream, incoming: Incoming) -> Upstream:
 
 
 def unfilled(choice: Choice) -> bool:
-    """A tool chosen, its arguments never filled: the engine abstained on the ranking alone."""
-    return choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
+    """A tool chosen, its arguments never filled: the engine abstained on the ranking alone (not
+    for want of time: filling it again would only run out of time again)."""
+    ranked_only = choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
+    return ranked_only and choice.abstain_reason != TIME_BUDGET

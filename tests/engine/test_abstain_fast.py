@@ -13,8 +13,9 @@ from shadowswitch.engines.local.conversation import called_this_turn
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.engine_requests import FLIGHT, TOOLS, WEATHER, ask
+from tests.support.policies import ROOMY
 
-POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+POLICY = Policy(task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0})
 ERRORS = Policy(task_type="t").feedback.tool_error_regex
 
 
@@ -93,7 +94,7 @@ async def test_after_an_error_result_the_call_is_filled_again(engine: Any) -> No
 @pytest.mark.slow
 async def test_low_confidence_abstains_without_arguments(engine: Any, monkeypatch: Any) -> None:
     monkeypatch.setattr(engine.engine, "_fill", lambda *a, **k: pytest.fail("filled a low-confidence choice"))
-    strict = Policy(task_type="t", engine={"min_confidence": 1.0})
+    strict = Policy(task_type="t", engine={**ROOMY, "min_confidence": 1.0})
     choice = await engine.decide(ask("Fly me from Oslo to Rome", [FLIGHT, WEATHER]), strict)
     assert choice.abstain_reason and choice.abstain_reason.startswith("low_confidence")
     assert choice.name == "book_flight" and choice.arguments is None and choice.trace.candidates

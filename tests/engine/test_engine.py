@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from shadowswitch.policy.models import Policy
 from tests.support.arguments import schemas
 from tests.support.engine_requests import EMAIL, FLIGHT, TOOLS, WEATHER, ask, tool
+from tests.support.policies import ROOMY
 
 pytestmark = pytest.mark.slow
-POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+POLICY = Policy(task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0})
 
 
 async def test_chooses_the_right_tool_with_valid_arguments(engine: Any) -> None:
@@ -128,7 +129,7 @@ async def test_small_talk_is_no_tool(engine: Any) -> None:
 
 
 async def test_low_confidence_abstains_cleanly(engine: Any) -> None:
-    strict = Policy(task_type="t", engine={"min_confidence": 1.0})
+    strict = Policy(task_type="t", engine={**ROOMY, "min_confidence": 1.0})
     choice = await engine.decide(ask("hmm", TOOLS), strict)
     assert choice.abstain_reason and choice.abstain_reason.startswith("low_confidence")
 
@@ -145,14 +146,14 @@ async def test_forced_tool_and_generative_arguments(engine: Any) -> None:
     forced = {"type": "function", "function": {"name": "send_email"}}
     choice = await engine.decide(ask("mail bob@example.com", TOOLS, tool_choice=forced), POLICY)
     assert choice.name == "send_email" and choice.arguments["to"] == "bob@example.com"
-    generative = Policy(task_type="t", engine={"arguments": "generative", "min_confidence": 0})
+    generative = Policy(task_type="t", engine={**ROOMY, "arguments": "generative", "min_confidence": 0})
     choice = await engine.decide(ask("Fly me from Oslo to Rome", TOOLS), generative)
     assert choice.name == "book_flight" and choice.fill_generative and choice.arguments is None
 
 
 async def test_two_level_choice_over_many_tools(engine: Any) -> None:
     fillers = [tool(f"report_{i}", f"Create quarterly report number {i}", {}, []) for i in range(12)]
-    policy = Policy(task_type="t", engine={"max_candidates": 4, "min_confidence": 0})
+    policy = Policy(task_type="t", engine={**ROOMY, "max_candidates": 4, "min_confidence": 0})
     request = ask("Send an email to ann@corp.com", [*fillers, EMAIL], tool_choice="required")
     choice = await engine.decide(request, policy)
     assert choice.name == "send_email"
@@ -162,7 +163,7 @@ async def test_two_level_choice_over_many_tools(engine: Any) -> None:
 async def test_actions_render_their_output(engine: Any) -> None:
     policy = Policy(
         task_type="t",
-        engine={"candidates": "actions", "min_confidence": 0, "min_margin": 0},
+        engine={**ROOMY, "candidates": "actions", "min_confidence": 0, "min_margin": 0},
         actions=[
             {
                 "id": "order_status",
@@ -194,7 +195,7 @@ async def test_schema_enum(engine: Any) -> None:
         "properties": {"sentiment": {"type": "string", "enum": ["positive", "negative"]}},
     }
     fmt = {"type": "json_schema", "json_schema": {"name": "s", "schema": schema}}
-    policy = Policy(task_type="t", engine={"candidates": "schema_enum", "min_confidence": 0})
+    policy = Policy(task_type="t", engine={**ROOMY, "candidates": "schema_enum", "min_confidence": 0})
     choice = await engine.decide(ask("This is terrible, I hate it", response_format=fmt), policy)
     assert choice.kind == "enum" and choice.name == "negative"
     jsonschema.validate(json.loads(choice.content), schema)

@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from shadowswitch.policy.models import Policy
 from tests.support.arguments import TEXTS, schemas
 from tests.support.engine_requests import ask, tool
+from tests.support.policies import ROOMY
 from tests.support.provenance import assert_grounded
 
 pytestmark = pytest.mark.slow
-POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+POLICY = Policy(task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0})
 HOTEL = tool(
     "book_hotel",
     "Book a hotel room in a city",

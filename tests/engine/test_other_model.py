@@ -24,6 +24,7 @@ from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.policy.models import ModelSource, Policy
 from shadowswitch.request import ChatView
 from tests.support.engine_requests import TOOLS, ask
+from tests.support.policies import ROOMY
 from tests.support.templates import GEMMA
 
 pytestmark = pytest.mark.slow
@@ -73,7 +74,7 @@ def test_the_prior_keeps_only_what_fits_the_loaded_models(
 async def test_a_tool_request_gets_a_valid_choice(tiny: Any, model_dir: Path) -> None:
     spec = str(model_dir)
     thresholds = {"min_confidence": 0.0, "min_margin": 0.0}
-    policy = Policy(task_type="t", engine={"model": spec, "scorer": "lm", **thresholds})
+    policy = Policy(task_type="t", engine={**ROOMY, "model": spec, "scorer": "lm", **thresholds})
     request = ChatView.parse(ask("What's the weather like in Paris right now?", TOOLS))
     choice = await EngineSet({ModelSource(spec): tiny}).decide(request, policy)  # keyed by the policy's model
     assert len(tiny.engine.lm.prefixes) == 1  # the LM ranked the candidates

@@ -17,8 +17,9 @@ from shadowswitch.engines.local.choice.relevance import (
 from shadowswitch.engines.local.conversation import intent_text
 from shadowswitch.policy.models import Policy
 from tests.support.engine_requests import TOOLS, ask
+from tests.support.policies import ROOMY
 
-POLICY = Policy(task_type="t", engine={"min_confidence": 0.0, "min_margin": 0.0})
+POLICY = Policy(task_type="t", engine={**ROOMY, "min_confidence": 0.0, "min_margin": 0.0})
 
 
 def test_features_count_required_values_the_text_does_not_supply() -> None:

@@ -13,6 +13,7 @@ from shadowswitch.engines.local.arguments.today import CLOCK, Today, stated_toda
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
 from tests.support.arguments import FILLER
+from tests.support.policies import ROOMY
 
 DAY = {"type": "string", "description": "The day, YYYY-MM-DD"}
 SCHEMA = {"type": "object", "properties": {"day": DAY}, "required": ["day"]}
@@ -71,7 +72,11 @@ def test_the_engine_reads_tomorrow_from_the_prompts_day(local_engine: Any) -> No
         }
     )
     policy = Policy.model_validate(
-        {"task_type": "t", "upstream": {"model": "openai/x", "api_base": "http://127.0.0.1:9/v1"}}
+        {
+            "task_type": "t",
+            "engine": ROOMY,
+            "upstream": {"model": "openai/x", "api_base": "http://127.0.0.1:9/v1"},
+        }
     )
     choice = asyncio.run(local_engine.fill_tool(request, policy, "set_out_of_office"))
     assert choice.abstain_reason is None, choice

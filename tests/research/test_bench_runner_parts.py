@@ -94,8 +94,10 @@ def test_policies_written_are_valid_for_the_proxy(tmp_path: Path) -> None:
     Defaults.model_validate(yaml.safe_load((tmp_path / "_defaults.yaml").read_text()))
     zero = Policy.model_validate(policy_for("lm", default_thresholds=False))
     assert zero.engine.min_confidence == 0 and zero.rollout.percent == 100
+    assert zero.engine.time_budget_ms > Policy(task_type="x").engine.time_budget_ms  # quality, not speed
     default = Policy.model_validate(policy_for("hybrid", default_thresholds=True))
     assert default.engine.min_confidence == Policy(task_type="x").engine.min_confidence
+    assert default.engine.time_budget_ms == Policy(task_type="x").engine.time_budget_ms
 
 
 @pytest.mark.integration  # serves the stub upstream

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from research.scaling.run import ScalingConfig, run_scaling
+from research.scaling.run import Fresh, ScalingConfig, run_scaling
 from research.scaling.tools import requests_with_tools
 
 
@@ -17,6 +17,12 @@ def test_each_request_offers_its_own_tool_among_distinct_others() -> None:
             names = [t["function"]["name"] for t in request.body["tools"]]
             assert len(names) == count == len(set(names))
             assert request.expected in names
+
+
+def test_a_run_never_sends_the_same_question_twice() -> None:
+    fresh = Fresh()
+    texts = [json.dumps(r.body["messages"]) for tools in (2, 8, 8, 64) for r in fresh.take(40, tools)]
+    assert len(texts) == len(set(texts)) == 160
 
 
 @pytest.mark.slow

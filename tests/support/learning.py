@@ -16,6 +16,7 @@ import httpx
 import openai
 
 from tests.support.clients import metric
+from tests.support.policies import ROOMY
 from tests.support.wait import eventually
 
 TOKEN = "learn-token"
@@ -42,7 +43,7 @@ def shadow_policy(task: str, replay: str, target: float = 0.9) -> dict[str, Any]
         "task_type": task,
         "upstream": {"model": "openai/replay", "api_base": replay + "/v1", "timeout_s": 10},
         "rollout": {"mode": "shadow"},
-        "engine": {"scorer": "embedding", "target_agreement": target, "learn": True},
+        "engine": {**ROOMY, "scorer": "embedding", "target_agreement": target, "learn": True},
     }
 
 

@@ -9,6 +9,11 @@ import yaml
 
 from tests.support.clients import TASK
 
+# The tests share a loaded machine, where a decision can take seconds: the default time budget
+# would turn the local answers they look at into abstentions. The budget's own tests set theirs.
+TEST_TIME_BUDGET_MS = 60_000
+ROOMY = {"time_budget_ms": TEST_TIME_BUDGET_MS}  # a policy's `engine` settings for such tests
+
 TOOLS = [
     {
         "type": "function",
@@ -48,10 +53,9 @@ def write_policies(directory: Path, upstream: str, *policies: dict[str, Any], ce
     `certify` is off unless asked for: these tests serve the prior at once to test something else
     than certified serving (tests/test_certified_serving.py tests it, with the product's default)."""
     directory.mkdir(parents=True, exist_ok=True)
-    defaults = {
-        "upstream": {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5},
-        "engine": {"certify": certify},
-    }
+    upstream_of = {"model": "openai/scripted", "api_base": upstream, "timeout_s": 5}
+    defaults: dict[str, Any] = {"upstream": upstream_of}
+    defaults["engine"] = {**ROOMY, "certify": certify}
     (directory / "_defaults.yaml").write_text(yaml.safe_dump(defaults))
     for policy in policies:
         (directory / f"{policy['task_type']}.yaml").write_text(yaml.safe_dump(policy))

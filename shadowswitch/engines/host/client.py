@@ -12,6 +12,7 @@ import httpx
 
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.host import wire
+from shadowswitch.engines.priority import in_background
 from shadowswitch.errors import EngineError, EngineUnavailable, UnsupportedRequest
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
@@ -63,12 +64,12 @@ class SharedEngine:
         return True  # a request that finds it away falls back without counting (`EngineUnavailable`)
 
     async def decide(self, request: ChatView, policy: Policy, memory: LearnedState | None = None) -> Choice:
-        return await self._ask(wire.Job(request, policy), memory)
+        return await self._ask(wire.Job(request, policy, background=in_background()), memory)
 
     async def fill_tool(
         self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice:
-        return await self._ask(wire.Job(request, policy, tool), memory)
+        return await self._ask(wire.Job(request, policy, tool, background=True), memory)
 
     def region_of(self, name: str) -> str | None:
         """The engine's place table (learning's `region` rewrite). Blocking: not on the event loop."""

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from shadowswitch.engines import priority
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.host import wire
@@ -84,6 +85,7 @@ class Host:
             if memory is None and job.memory is not None:
                 memory = await anyio.to_thread.run_sync(wire.load, job.memory)
                 self.memories.put(job.memory_digest, memory)
+        mark = priority.mark(job.background)  # the worker's mark, for this engine's queue
         try:
             if job.tool is not None:
                 return await engines.fill_tool(job.request, job.policy, job.tool, memory)
@@ -95,6 +97,8 @@ class Host:
         except Exception as exc:  # the worker records it as an engine error, as in one process
             log.exception("engine job failed")
             return wire.Failure("error", f"{type(exc).__name__}: {exc}")
+        finally:
+            priority.reset(mark)
 
     def region_of(self, name: str) -> str | None:
         engines = self.engines

@@ -25,6 +25,7 @@ class Job:
     tool: str | None = None
     memory_digest: str | None = None
     memory: bytes | None = None  # the pickled state, sent only when the engine asks for it
+    background: bool = False  # no user waits for it (engines.priority)
 
 
 @dataclass

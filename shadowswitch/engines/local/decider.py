@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from shadowswitch.engines.base import Choice, ChoiceTrace, ScoredCandidate
+from shadowswitch.engines.base import TIME_BUDGET, Choice, ChoiceTrace, ScoredCandidate
 from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
@@ -39,6 +39,7 @@ from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.learned_state import LearnedState, Request, rankings_of
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
+from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.bridge import (
     BridgedEncoder,
     BridgedValues,
@@ -128,18 +129,26 @@ class Decider:
             texts = [t for cset in csets for c in cset.candidates for t in (c.text, *c.examples)]
             queries = self._queries([query_text(j.request) for j in jobs], texts)
             shared.lap("scoring")
-            choices = [
-                self.decide(j.request, j.policy, q, cset, j.memory)
-                if j.tool is None
-                else self.fill_tool(j.request, j.policy, cset, j.tool, j.memory)
-                for j, q, cset in zip(jobs, queries, csets, strict=True)
-            ]
+            choices = [self._bounded(j, q, cset) for j, q, cset in zip(jobs, queries, csets, strict=True)]
         shared.laps["total"] = sum(shared.laps.values())
         for choice in choices:  # each request carries its share of the shared work
             timings = choice.trace.timings_ms
             for lap, ms in shared.laps.items():
                 timings[lap] = round(timings.get(lap, 0.0) + ms / len(jobs), 2)
         return choices
+
+    def _bounded(self, job: Job, query: torch.Tensor, cset: CandidateSet) -> Choice:
+        """One job of the batch within its policy's time budget; past it, `time_budget`."""
+        clock = Clock()
+        with budget.bounded(budget.Deadline(job.policy.engine.time_budget_ms)):
+            try:
+                if job.tool is None:
+                    return self.decide(job.request, job.policy, query, cset, job.memory)
+                return self.fill_tool(job.request, job.policy, cset, job.tool, job.memory)
+            except budget.OverBudget:  # before a tool was chosen (`_bounded_fill` keeps it after)
+                kind = KIND_OF[job.policy.engine.candidates]
+                clock.lap("scoring")
+                return clock.stamp(Choice(kind, job.tool, abstain_reason=TIME_BUDGET))  # type: ignore[arg-type]
 
     def _queries(self, queries: list[str], remember: list[str]) -> list[torch.Tensor]:
         """The queries' vectors: an agent's steps after a tool result read the same user turn
@@ -205,10 +214,13 @@ class Decider:
     ) -> Choice:
         """The arguments this engine would give `tool` (the upstream's choice, when the engine
         chose another): whether they agree is what learning needs to know of that pair."""
+        clock = Clock()
         found = next((c for c in cset.candidates if c.id == tool and c.kind == "tool"), None)
         if found is None:
             return Choice("tool", tool, abstain_reason=f"not_offered: {tool}")
-        return self._fill(found, request, policy, memory)
+        choice = self._bounded_fill(found, request, policy, memory)
+        clock.lap("arguments")
+        return clock.stamp(choice)
 
     def _by_rule(self, cset: CandidateSet, policy: Policy) -> Choice:
         if cset.forced is not None:
@@ -267,9 +279,19 @@ class Decider:
         if reason is not None:
             choice = Choice(best.kind, _name(best), abstain_reason=reason)
         else:
-            choice = self._fill(best, request, policy, memory)
+            choice = self._bounded_fill(best, request, policy, memory)
         choice.trace.candidates, choice.confidence, choice.margin = candidates, confidence, gap
         return choice
+
+    def _bounded_fill(
+        self, best: Candidate, request: ChatView, policy: Policy, memory: LearnedState | None
+    ) -> Choice:
+        """`_fill` within the decision's time budget; past it, an abstention (`time_budget`)."""
+        try:
+            budget.check()
+            return self._fill(best, request, policy, memory)
+        except budget.OverBudget:
+            return Choice(best.kind, _name(best), abstain_reason=TIME_BUDGET)
 
     def _fill(
         self, best: Candidate, request: ChatView, policy: Policy, memory: LearnedState | None = None
@@ -320,16 +342,19 @@ class Decider:
         self, tool: Candidate, text: str, schema: dict[str, Any], param: str, filled: dict[str, Any]
     ) -> Any:
         """Greedy schema-constrained value for one parameter, after the call written so far."""
+        budget.check()
         fixed = arguments_fixed(tool.id, tool.parameters)
         variable = arguments_variable(text, tool.id, filled, param)
         if isinstance(self.lm, RemoteLanguageModel):  # the server's grammar decoding
             return self.lm.decode(fixed, variable, schema, max_tokens=DECODE_TOKENS)
         if self._decoder is None:
             self._decoder = SchemaDecoder(self.lm)
-        return self._decoder.decode(self.lm.start(fixed, variable), schema, max_tokens=DECODE_TOKENS)
+        start = self.lm.start(fixed, variable)
+        return self._decoder.decode(start, schema, DECODE_TOKENS, budget.check)
 
     def rerank(self, tool: Candidate, text: str, param: str, values: list[Any]) -> list[float]:
         """The LM's log-probability of each value as `param`'s in the call, values in one batch."""
+        budget.check()
         fixed = arguments_fixed(tool.id, tool.parameters)
         variable = arguments_variable(text, tool.id, {}, param)
         scores = self.lm.score_after(fixed, variable, [self.lm.ids(json.dumps(v)) for v in values])

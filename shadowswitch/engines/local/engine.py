@@ -15,6 +15,7 @@ from shadowswitch.engines.local.runtime import multilingual
 from shadowswitch.engines.local.runtime.models import LoadedModels
 from shadowswitch.engines.local.runtime.worker import Worker
 from shadowswitch.engines.local.schema import unsupported
+from shadowswitch.engines.priority import in_background
 from shadowswitch.errors import UnsupportedRequest
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
@@ -49,13 +50,13 @@ class ChoiceEngine:
             reason = unsupported(tool.parameters)
             if reason:
                 raise UnsupportedRequest(f"tool {tool.name!r}: {reason}")
-        return await self.worker.submit(Job(request, policy, memory))
+        return await self.worker.submit(Job(request, policy, memory), background=in_background())
 
     async def fill_tool(
         self, request: ChatView, policy: Policy, tool: str, memory: LearnedState | None = None
     ) -> Choice:
-        """The arguments the engine gives `tool`, without ranking (learning's pairs)."""
-        return await self.worker.submit(Job(request, policy, memory, tool))
+        """The arguments the engine gives `tool`, without ranking (learning's pairs: background)."""
+        return await self.worker.submit(Job(request, policy, memory, tool), background=True)
 
     def region_of(self, name: str) -> str | None:
         """The city with its state or country, from the tables the engine reads values with

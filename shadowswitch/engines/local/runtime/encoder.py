@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 import torch
 
+from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.lru import LRU
 
 MAX_TOKENS = 256
@@ -73,6 +74,7 @@ class Encoder(CachedEncoder):
     def __init__(self, model: Any, tokenizer: Any, cache_size: int = 8192) -> None:
         super().__init__(cache_size)
         self.model = model
+        budget.interruptible(model)  # a long pass stops at the decision's deadline
         self.dim = model.config.hidden_size
         self.tokenizer = tokenizer
         # bfloat16 kernels are compiled per shape: lengths rounded up to 16 let a few shapes serve

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from shadowswitch.engines.local.runtime.lm import LanguageModel, PrefixState
 from shadowswitch.engines.local.runtime.lru import LRU
+
+
+def _none() -> None:
+    return None
 
 
 class SchemaDecoder:
@@ -40,8 +45,11 @@ class SchemaDecoder:
             self.compiled.put(key, found)
         return found
 
-    def decode(self, state: PrefixState, schema: dict[str, Any], max_tokens: int) -> Any:
-        """The value the model writes after `state`; raises ValueError when it does not finish."""
+    def decode(
+        self, state: PrefixState, schema: dict[str, Any], max_tokens: int, check: Callable[[], None] = _none
+    ) -> Any:
+        """The value the model writes after `state`; raises ValueError when it does not finish.
+        `check` runs before every pass (the decision's deadline: it raises to stop the decoding)."""
         import xgrammar as xgr
 
         matcher = xgr.GrammarMatcher(self._grammar(schema), terminate_without_stop_token=True)
@@ -50,6 +58,7 @@ class SchemaDecoder:
         state = PrefixState(copy.deepcopy(state.cache), state.logprobs.clone(), state.length)
         text = ""
         for _ in range(max_tokens):
+            check()
             forced = matcher.find_jump_forward_string()
             if forced:
                 matcher.accept_string(forced)

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import torch
 
+from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.chat import ChatFormat, System, Turn
 from shadowswitch.engines.local.runtime.lru import LRU
 
@@ -63,6 +64,7 @@ class LanguageModel(PromptWriter):
     def __init__(self, model: Any, tokenizer: Any, cache_size: int = 64) -> None:
         super().__init__(tokenizer)
         self.model = model
+        budget.interruptible(model)  # a long pass stops at the decision's deadline
         self.prefixes: LRU[str, PrefixState] = LRU(cache_size)
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
