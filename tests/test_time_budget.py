@@ -58,7 +58,9 @@ def test_short_requests_keep_their_p99_beside_a_heavy_agent_learning_in_shadow(
         beside = _short_latencies(url, first=100)
         heavy.result()
     p99_alone, p99_beside = _p99(alone), _p99(beside)
-    assert p99_beside < 1.0 or p99_beside <= 1.5 * p99_alone, (p99_alone, p99_beside)
+    # Head-of-line blocking put this p99 at 30 s and more; the bound leaves room for a loaded CI
+    # machine (the target figures, < 1 s or 1.5x alone, are the benchmark's: docs/benchmarks/scaling.md).
+    assert p99_beside < 3.0 or p99_beside <= 3 * p99_alone, (p99_alone, p99_beside)
     for decision_id in heavy_ids:  # each heavy step's shadow run was made and recorded
         shadow = wait_for(url, decision_id, "shadow", timeout_s=120)["shadow"]
         assert shadow["path"] == "local" and "error" not in shadow, shadow
