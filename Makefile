@@ -31,10 +31,10 @@ $(VENV)/.installed: pyproject.toml
 		$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"; }
 	touch $@
 
-# The lab: research/ and examples/ from the repository (editable), which register the `bench` and
+# The lab: bench/ and examples/ from the repository (editable), which register the `bench` and
 # `demo` commands; the demo needs it, the proxy does not.
-$(VENV)/.lab: $(VENV)/.installed lab/pyproject.toml
-	$(PY) -m pip install -q -e lab
+$(VENV)/.lab: $(VENV)/.installed bench/pyproject.toml
+	$(PY) -m pip install -q -e bench
 	touch $@
 
 # The development tools (pytest, ruff, mypy, playwright, the readers' oracles) and BFCL's data.
@@ -58,7 +58,7 @@ test-deps:
 # after the other. Much of a pass is idle time (servers starting, sockets, the database), and
 # mypy alone takes two minutes of CPU on a fresh clone. The side lane's output is held in a log
 # and shown when both are done, so the two never interleave.
-SIDE_TESTS := tests/research tests/examples tests/test_demo.py tests/test_remote_backend.py
+SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_remote_backend.py
 
 test: dev test-deps
 	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
@@ -86,8 +86,8 @@ test-postgres: dev
 	SHADOWSWITCH_TEST_DB=postgres $(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: dev
-	$(VENV)/bin/ruff check shadowswitch research tests examples .ci
-	$(VENV)/bin/ruff format --check shadowswitch research tests examples .ci
+	$(VENV)/bin/ruff check shadowswitch bench tests examples .ci
+	$(VENV)/bin/ruff format --check shadowswitch bench tests examples .ci
 	$(VENV)/bin/mypy
 
 # The product's wheel on its own: built, installed --no-deps into a fresh venv beside .venv's

@@ -1,6 +1,6 @@
 """CI: the product wheel works on its own.
 
-Builds the wheel, checks what it holds (shadowswitch only: no research/, examples/, tests/), installs
+Builds the wheel, checks what it holds (shadowswitch only: no bench/, examples/, tests/), installs
 it with --no-deps into a fresh venv that sees the project's installed dependencies (a .pth naming
 this venv's site-packages; .pth files there are not processed, so the editable install of the
 source tree is not importable), then, from a temporary directory outside the source tree, runs
@@ -80,7 +80,7 @@ def check_contents(wheel: Path) -> None:
         entry_points = archive.read(f"{dist_info}/entry_points.txt").decode()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"shadowswitch", dist_info}, f"the wheel holds more than the product: {sorted(tops)}"
-    for lab in ("research/", "examples/", "tests/"):
+    for lab in ("bench/", "examples/", "tests/"):
         assert not any(name.startswith(lab) or f"/{lab}" in name for name in names), f"{lab} in the wheel"
     assert "shadowswitch/store/migrations/env.py" in names
     assert "shadowswitch/store/migrations/script.py.mako" in names
@@ -225,7 +225,7 @@ def main() -> None:
 
         where = run([python, "-c", "import shadowswitch; print(shadowswitch.__file__)"], run_dir, env)
         assert where.startswith(str(venv)), f"shadowswitch comes from {where.strip()}, not the wheel"
-        for lab in ("research", "examples", "tests"):
+        for lab in ("bench", "examples", "tests"):
             probe = f"import importlib.util as u; print(u.find_spec({lab!r}) is None)"
             assert run([python, "-c", probe], run_dir, env).strip() == "True", f"{lab} is importable"
         commands = run([venv / "bin" / "shadowswitch", "--help"], run_dir, env)

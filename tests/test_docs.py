@@ -88,7 +88,7 @@ WORK_NOTES = re.compile(
     r"|\bseed [a]rticles?\b",
     re.IGNORECASE,
 )
-WRITTEN = ("docs", "tests", "research", "shadowswitch", "bench")
+WRITTEN = ("docs", "tests", "shadowswitch", "bench")
 SUFFIXES = {".md", ".py", ".json", ".yaml", ".txt", ".html", ".toml"}
 VENDORED = ("shadowswitch/dashboard/static/", "tests/artifacts/")
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from openai import OpenAI
 
-from research.overhead.processes import children, process_tree, started
+from bench.overhead.processes import children, process_tree, started
 from shadowswitch.engines.host import SharedEngine
 from shadowswitch.errors import EngineUnavailable, UnsupportedRequest
 from shadowswitch.learning.memory import Memory

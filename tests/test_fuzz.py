@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from research.fuzz.run import fuzz_api, fuzz_policies, fuzz_tool_schemas
+from bench.fuzz.run import fuzz_api, fuzz_policies, fuzz_tool_schemas
 from shadowswitch.server.app import create_app
 from shadowswitch.server.settings import Settings
 from tests.support.policies import write_policies

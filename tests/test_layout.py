@@ -1,4 +1,4 @@
-"""Import directions: the product never imports the lab (research/ imports shadowswitch, never
+"""Import directions: the product never imports the lab (bench/ imports shadowswitch, never
 the other way); no two of its packages import each other; the layers point down the data flow
 and the engine never imports learning; the domains never import the web layer; only the edges
 touch torch, the network or the database; the tests share their helpers through tests/support
@@ -20,7 +20,7 @@ import pytest
 import shadowswitch
 
 ROOT = Path(__file__).resolve().parents[1]
-LAB = ("research", "examples", "tests", "bench")
+LAB = ("bench", "examples", "tests")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -247,7 +247,7 @@ def test_the_layout_test_sees_an_offender(tmp_path: Path) -> None:
 
 
 def test_the_lab_imports_the_product_and_not_the_tests() -> None:
-    imports = {name for path in (ROOT / "research").rglob("*.py") for name in imported_modules(path)}
+    imports = {name for path in (ROOT / "bench").rglob("*.py") for name in imported_modules(path)}
     assert any(name.startswith("shadowswitch") for name in imports)
     assert not any(name.split(".")[0] == "tests" for name in imports)
 
@@ -264,7 +264,7 @@ def test_importing_every_product_module_loads_no_lab_module() -> None:
     script = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('research', 'examples', 'tests')))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('bench', 'examples', 'tests')))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT / "tests")
     assert out.returncode == 0, out.stderr

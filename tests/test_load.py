@@ -1,6 +1,6 @@
 """A small load through a real proxy: every kind of request at once, none fails, each recorded once.
 
-The same traffic as `shadowswitch bench load` (research/load), smaller: 500 requests, 16 in
+The same traffic as `shadowswitch bench load` (bench/load), smaller: 500 requests, 16 in
 flight, through the real openai SDK to a real proxy and a real scripted upstream over HTTP, on
 the database under test. The local engine is a scripted stand-in (the benchmark runs the real
 one); what is checked is the proxy under concurrency, not speed.
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from research.load import traffic
-from research.load.records import check_records
+from bench.load import traffic
+from bench.load.records import check_records
 from shadowswitch.server.app import create_app
 from shadowswitch.server.settings import Settings
 from tests.support.policies import write_policies

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from openai import OpenAI
 
-from research.overhead.processes import started, stop
-from research.serving import infinity, vllm
+from bench.overhead.processes import started, stop
+from bench.serving import infinity, vllm
 from shadowswitch.engines.local import create_engine
 from shadowswitch.errors import EngineUnavailable
 from shadowswitch.policy.models import ModelSource, Policy

@@ -11,7 +11,7 @@ import httpx
 from openai import OpenAI
 from sqlalchemy import create_engine, text
 
-from research.overhead.processes import process_tree, started
+from bench.overhead.processes import process_tree, started
 from tests.support.policies import write_policies
 from tests.support.servers import free_port
 from tests.support.wait import eventually

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from research.scaling.heavy import heavy_step
+from bench.scaling.heavy import heavy_step
 from tests.support.clients import client, decision
 from tests.support.local_path import ask, policy, wait_for
 

@@ -22,7 +22,7 @@ from typing import Any
 from examples.helpdesk.backend import Backend, ToolError, fresh_backend
 
 PER_TEMPLATE = 2  # tasks written out of each template
-MAX_PER_TEMPLATE = 8  # a longer stream (research/learning_helpdesk.py) writes out up to this many
+MAX_PER_TEMPLATE = 8  # a longer stream (bench/learning_helpdesk.py) writes out up to this many
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from shadowswitch.learning.values import fit_rankings, reranked
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
 # cosines over [0, 1]; e5 compresses them (other-tool pairs' median 0.84). On the 55 BFCL dev
-# requests of research/zh (English for MiniLM, Chinese for e5), two requests above the floor
+# requests of bench/zh (English for MiniLM, Chinese for e5), two requests above the floor
 # share the expected tool in 71% of pairs with MiniLM at 0.6, with e5 in 52% at 0.90 and 20% at
 # 0.88: 0.90 is e5's.
 FLOORS = {"all-MiniLM-L6-v2": 0.6, "multilingual-e5-small.q4": 0.9}

@@ -9,8 +9,8 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from research.readers.battery import FRAMES, date_phrases, en_dates, en_numbers, oracle, sentences, zh_numbers
-from research.readers.relative import (
+from bench.readers.battery import FRAMES, date_phrases, en_dates, en_numbers, oracle, sentences, zh_numbers
+from bench.readers.relative import (
     EN_FRAMES,
     ZH_FRAMES,
     en_cases,
@@ -19,7 +19,7 @@ from research.readers.relative import (
     zh_cases,
     zh_truth,
 )
-from research.readers.words import number_words
+from bench.readers.words import number_words
 from shadowswitch.engines.local.arguments.extract import extract
 
 SAMPLE = random.Random(5)

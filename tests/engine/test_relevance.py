@@ -64,7 +64,7 @@ async def test_a_tool_the_text_cannot_fill_makes_answering_directly_likelier(eng
 
 
 def test_calibration_finds_a_level_that_separates_tool_from_no_tool() -> None:
-    from research.calibrate import fit_choice
+    from bench.calibrate import fit_choice
 
     tool_cases = rows(
         ([0.62, 0.30], [("str", 3.0)], 0, 0.3, 0), ([0.55, 0.41], [("str", 2.5), ("num", 4.0)], 0, 0.3, 0)
@@ -82,7 +82,7 @@ def test_calibration_finds_a_level_that_separates_tool_from_no_tool() -> None:
 def test_calibration_weighs_the_reference_similarity_when_only_it_separates() -> None:
     """A formal question resembles every tool: the same top similarity means a tool when the
     best unrelated reference tool is far below it, and no tool when it is close."""
-    from research.calibrate import fit_choice
+    from bench.calibrate import fit_choice
 
     tool_cases = rows(([0.50], [], 0, 0.20, 1), ([0.35], [], 0, 0.05, 0))
     no_tool_cases = rows(([0.50], [], -1, 0.48, 1), ([0.35], [], -1, 0.33, 0))
@@ -95,7 +95,7 @@ def test_calibration_weighs_the_reference_similarity_when_only_it_separates() ->
 def test_calibration_lowers_the_level_when_the_best_tool_stands_out() -> None:
     """Among several offered tools, one well above the rest was likely meant: with the same top
     similarity and reference, the margin over the runner-up separates tool from no tool."""
-    from research.calibrate import fit_choice
+    from bench.calibrate import fit_choice
     from shadowswitch.engines.local.choice.relevance import top_margin
 
     tool_cases = rows(([0.50, 0.20], [], 0, 0.3, 0), ([0.45, 0.15], [], 0, 0.3, 1))
@@ -110,7 +110,7 @@ def test_calibration_learns_which_dimensions_of_a_match_mean_a_tool() -> None:
     """Same similarity, reference and coverage: only where the request and the tool agree (the
     elementwise product of their vectors) separates tool from no tool, and the fitted metric
     lowers the level for the first kind of agreement and raises it for the second."""
-    from research.calibrate import fit_choice
+    from bench.calibrate import fit_choice
 
     case = ([0.45], [], 0, 0.3, 1)
     tool_cases = rows(case, (case[0], [], 0, 0.3, 0), product=[0.3, 0.15])
@@ -173,8 +173,8 @@ def test_reference_vectors_are_cached_per_encoder_dtype(engine: Any, tmp_path: A
 def test_a_parallel_case_is_one_tool_use_per_called_tool_with_each_of_its_calls() -> None:
     """Calibration reads every call of a parallel case: one use of each tool, right when the
     filled call matches any of that tool's calls."""
-    from research.bfcl.data import load_cases
-    from research.calibrate import tool_uses
+    from bench.bfcl.data import load_cases
+    from bench.calibrate import tool_uses
 
     parallel = next(c for c in load_cases("parallel", 20) if len(c.answers) > 1)
     (tool, answers), *rest = tool_uses(parallel)
@@ -188,8 +188,8 @@ def test_a_parallel_case_is_one_tool_use_per_called_tool_with_each_of_its_calls(
 
 @pytest.mark.slow
 def test_unrelated_tool_cases_offer_tools_of_other_cases_unrelated_to_the_question(engine: Any) -> None:
-    from research.bfcl.data import load_cases
-    from research.calibrate import UNRELATED, unrelated_tool_cases
+    from bench.bfcl.data import load_cases
+    from bench.calibrate import UNRELATED, unrelated_tool_cases
     from shadowswitch.engines.local.choice.candidates import offered_tools
     from shadowswitch.request import ChatView
 

@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
+from bench.learning_helpdesk import held_out_templates, split
 from examples.helpdesk import FAMILIES, TASKS, ToolError, fresh_backend
 from examples.helpdesk.operations import TOOLS as OPERATIONS
 from examples.helpdesk.simulated import HelpdeskModel
 from examples.helpdesk.tasks import Task, expected_state
 from examples.helpdesk.tools import TOOLS
-from research.learning_helpdesk import held_out_templates, split
 
 
 def test_the_task_set_is_large_multi_step_and_every_expected_call_behaves() -> None:

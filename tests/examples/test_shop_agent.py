@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
+from bench.breakdown import origin_of
+from bench.learning_demo import Step
+from bench.learning_shop import record
 from examples.shop import scenarios
 from examples.shop.backend import WRITES, fresh_backend
 from examples.shop.plan import fits
 from examples.shop.policy import POLICY
 from examples.shop.reading import understand
 from examples.shop.tools import TOOLS
-from research.breakdown import origin_of
-from research.learning_demo import Step
-from research.learning_shop import record
 
 ALL = scenarios()
 SAMPLE = [s for s in ALL if int(s.id[1:4]) < 40]  # every request of the first 40 customers

@@ -36,7 +36,7 @@ class Proxies:
 
 
 def bench_proxy(local_engine: Any) -> Any:
-    """A `research.learning_curve` proxy: the app in this process on a run's policies and database,
+    """A `bench.learning_curve` proxy: the app in this process on a run's policies and database,
     with the session's embedded models, and the token the bench sends."""
 
     @contextlib.contextmanager

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from research.bfcl.proxy import free_port
+from bench.bfcl.proxy import free_port
 from tests.support.wait import eventually
 
 __all__ = ["free_port", "running"]

@@ -1,6 +1,6 @@
 """The prior: the engine's weights and thresholds, fitted offline, read at start-up from a file.
 
-The prior is where every task type starts: `research.calibrate` fits it once on BFCL's development
+The prior is where every task type starts: `bench.calibrate` fits it once on BFCL's development
 files for one encoder and one LM, and the product loads it (`Settings.calibration`, env
 `SHADOWSWITCH_CALIBRATION`; default the packaged `priors/calibration.json`). Per-task-type
 learning will later refine it from the task type's own traffic; until a task type has pairs of its
@@ -79,7 +79,7 @@ class Calibration:
         fitted = self.fitted_for
         log.warning(
             "calibration fitted for encoder %r and LM %r, loaded %r and %r: neutral defaults for %s "
-            "(refit with research.calibrate for these models)",
+            "(refit with bench.calibrate for these models)",
             *(fitted.encoder, fitted.lm, encoder, lm, ", ".join(stale)),
         )
         neutral = Calibration()

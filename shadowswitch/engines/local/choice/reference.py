@@ -4,7 +4,7 @@ Cosine similarity has no fixed scale across writing styles: a long, formal quest
 ("Calculate the future value of an investment of $1000 ...") resembles every tool a little,
 a short chat line resembles none much. The relevance check therefore asks how much better the
 offered tool matches than the best of a few thousand unrelated tools, the tool descriptions of
-the development files (`reference_tools.json`, written by `research.calibrate`; never the test
+the development files (`reference_tools.json`, written by `bench.calibrate`; never the test
 files). The calibration file names it (calibration.py): both are the prior. Reference tools that
 are near copies of an offered tool are left out: they are not unrelated.
 

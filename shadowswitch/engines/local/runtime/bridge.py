@@ -6,7 +6,7 @@ anything), so no "answer directly" level fitted on e5's scale carries over from 
 Chinese. The English encoder (all-MiniLM-L6-v2) has a prior fitted on the development files:
 reference tools, value coverage, a metric. The bridge is a linear map from e5's query vector to
 all-MiniLM's vector of the same text, fitted on English development texts only
-(`python -m research.bridge`): e5 puts a sentence and its translation close together, so the map
+(`python -m bench.bridge`): e5 puts a sentence and its translation close together, so the map
 sends a Chinese request near the English vector of what it says. The tools, reference tools and
 parameters stay English and are read by the English encoder as in English, so the tools'
 vectors, the reference tools and the choice part of the English prior apply unchanged; values
@@ -18,7 +18,7 @@ e5 places a translation near its original, not on it: a language adds its own of
 vector (Chinese requests sit apart from English ones whatever they ask), which the map, fitted
 on English, reads as meaning. Before the map, a request's vector is moved by the difference of
 the mean English and the mean vector of its language (`LanguageShift`, fitted on English
-development requests and hand-written requests of that language, research/bridge_data/),
+development requests and hand-written requests of that language, bench/bridge_data/),
 in proportion to the share of its words in that language.
 """
 
@@ -55,7 +55,7 @@ class LanguageShift:
     the gain that puts its bridged similarities on the English scale.
 
     A bridged Chinese request lands farther from the English vector of what it says than a
-    bridged English one does (mean cosine 0.49 against 0.61 on research/bridge_data/zh-en.tsv):
+    bridged English one does (mean cosine 0.49 against 0.61 on bench/bridge_data/zh-en.tsv):
     the spread of its candidates' scores shrinks by that ratio, and the prior's softmax, fitted
     on English spreads, left Chinese choices below the policies' confidence levels. The gain is
     the ratio; the decider divides the softmax's temperature by it (order unchanged). Applied

@@ -1,0 +1,72 @@
+"""Two checkouts' pass-through side by side: server CPU per request, streamed and not.
+
+    git archive main | tar -x -C /tmp/base
+    python -m bench.overhead.ab --base /tmp/base --rounds 3
+
+One upstream (20 ms, a process of its own); then, round after round, `shadowswitch serve
+--no-models` from each checkout in turn (this one, and --base), each loaded streamed and not.
+Per checkout: the median over rounds of the server's CPU ms per request (its process tree, from
+/proc) and of its req/s. Alternating rounds spreads a busy machine's noise over both alike; the
+load average is printed with the figures, for they mean little without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.bfcl.proxy import free_port
+from bench.overhead import targets
+from bench.overhead.load import run_load
+from bench.overhead.processes import cpu_seconds, started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--base", type=Path, required=True, help="the checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=400, help="per mode and round")
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    checkouts = {"base": args.base.resolve(), "this": targets.ROOT}
+    cpu: dict[str, list[float]] = {}
+    rate: dict[str, list[float]] = {}
+    print(f"load average before: {os.getloadavg()}")
+    with tempfile.TemporaryDirectory(prefix="ss-ab-") as tmp:
+        workdir = Path(tmp)
+        up = free_port()
+        cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up)]
+        with started(cmd, f"http://127.0.0.1:{up}/v1/models", workdir / "upstream.log", targets.bench_env()):
+            for _round in range(args.rounds):
+                for name, source in checkouts.items():
+                    port = free_port()
+                    with targets.shadowswitch(workdir, f"http://127.0.0.1:{up}/v1", port, 1, source) as (
+                        server,
+                        _,
+                    ):
+                        url = f"http://127.0.0.1:{port}/v1/chat/completions"
+                        for stream in (False, True):
+                            asyncio.run(run_load(url, stream, args.concurrency, 50))  # warm-up
+                            before = cpu_seconds(server.pid)
+                            sample = asyncio.run(run_load(url, stream, args.concurrency, args.requests))
+                            used = cpu_seconds(server.pid) - before
+                            key = f"{name} {'stream' if stream else 'json'}"
+                            if sample.errors:
+                                raise RuntimeError(f"{key}: {sample.errors} errors ({sample.first_error})")
+                            cpu.setdefault(key, []).append(used * 1000 / args.requests)
+                            rate.setdefault(key, []).append(sample.throughput)
+    print(f"load average after: {os.getloadavg()}")
+    for key in sorted(cpu):
+        print(
+            f"{key:12s} CPU ms/request median {statistics.median(cpu[key]):6.2f} "
+            f"{[round(x, 2) for x in cpu[key]]}  req/s median {statistics.median(rate[key]):6.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
