@@ -27,7 +27,7 @@ from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head, Request
 from shadowswitch.learning.origins import Unreliable, unreliable_origins, vetoed
 from shadowswitch.learning.transforms import Transform, explained, learned_transforms
-from shadowswitch.learning.values import Ranked, fit_rankings, reranked
+from shadowswitch.learning.values import POINTER, Ranked, fit_pointer, fit_rankings, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -203,7 +203,8 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
     call of that tool and that were never in the conversation (the agent's constant, not something
     the user said); else a `Transform` of the value read from the text (`learned_transforms`); a
     parameter whose text values a learned ranking re-orders (`values.py`) has a `Ranked`, its other
-    learned value (if any) inside, learned from the calls as that ranking fills them."""
+    learned value (if any) inside, learned from the calls as that ranking fills them; the pointer's
+    shared weights, when learned, are under `POINTER` (tool and parameter)."""
     rankings = fit_rankings(arguments)
     arguments = [(tool, _reranked(args, rankings.get(tool, {}))) for tool, args in arguments]
     calls: dict[str, list[Mapping[str, Any]]] = {}
@@ -227,6 +228,9 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
         for param, weights in ranked.items():
             learned = out.setdefault(tool, {})
             learned[param] = Ranked(tuple(sorted(weights.items())), learned.get(param))
+    pointer = fit_pointer(arguments)
+    if pointer:  # shared by every tool and parameter: which of the memory's values is copied
+        out[POINTER] = {POINTER: Ranked(tuple(sorted(pointer.items())))}
     return out
 
 

@@ -21,6 +21,8 @@ from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
+from shadowswitch.engines.local.arguments.memory import MemoryReader
+from shadowswitch.engines.local.arguments.recall import recall
 from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
@@ -55,6 +57,7 @@ from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.learning.head import Request
 from shadowswitch.learning.memory import Memory, rankings_of
 from shadowswitch.learning.state import turn_state
+from shadowswitch.learning.values import POINTER
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
@@ -111,6 +114,7 @@ class Decider:
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
+        self.memories = MemoryReader(self.filler.knowledge)  # each message read once
         # Reference tools are passages: the bridge reads them with the English encoder.
         passages = english if matrix is not None else self.encoder
         self.reference = ReferenceTools.load(passages, models.cache_dir, self.cal.reference_tools)
@@ -295,6 +299,9 @@ class Decider:
         filled.sources = at_message(filled.sources, message)
         fill_text = partial(self.filler.fill, today=today)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
+        if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing
+            pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
+            recall(filled, asked, self.memories.read(request, today), pointer, best.id)
         if memory is not None:
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments
