@@ -189,9 +189,19 @@ class Decider:
         if memory is not None:
             called = called_this_turn(request, policy.feedback.tool_error_regex)
             sims = memory.similarities(vector, called)
+            taken = memory.shortlisted_out(sims, [c.id for c in cset.candidates if c.id not in zero_shot])
+            _widened(ranking, [c for c in cset.candidates if c.id in taken], zero_shot)
             state = turn_state(request, policy.feedback.tool_error_regex)
             start = memory.start(
-                Request(vector, zero_shot, frozenset(called), state.last_tool, state.last_error, state.step)
+                Request(
+                    vector,
+                    zero_shot,
+                    frozenset(called),
+                    state.last_tool,
+                    state.last_error,
+                    state.step,
+                    turn=state.conversation,
+                )
             )
             mixed = memory.mix(sims, start)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
@@ -359,6 +369,17 @@ def _threshold_reason(
     if count > 1 and gap < min_margin:
         return f"small_margin {gap:.2f} < {min_margin}"
     return None
+
+
+def _widened(ranking: Ranking, taken: list[Candidate], zero_shot: dict[str, float]) -> None:
+    """The shortlist with the candidates the learned state takes back (`Memory.shortlisted_out`),
+    at zero-shot probability 0: the trained head and the neighbours' vote decide on them."""
+    low = min(ranking.scores, default=0.0) - 1.0
+    for candidate in taken:
+        ranking.candidates.append(candidate)
+        ranking.scores.append(low)
+        ranking.probs.append(0.0)
+        zero_shot[candidate.id] = 0.0
 
 
 def _name(candidate: Candidate) -> str | None:
