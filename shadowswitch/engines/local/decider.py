@@ -54,6 +54,7 @@ from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.learning.conversation_state import conversation_state
 from shadowswitch.learning.head import Request
 from shadowswitch.learning.memory import Memory, rankings_of
 from shadowswitch.learning.state import turn_state
@@ -277,6 +278,7 @@ class Decider:
             reason is None
             and best.kind == "tool"
             and best.id in called_this_turn(request, policy.feedback.tool_error_regex)
+            and not conversation_state(request)["open_walks"]  # a list of ids looked up one by one
         ):
             reason = f"repeated_call: {best.id} was already called for this user turn"
         if reason is not None:

@@ -20,6 +20,7 @@ messages step n−1 did not have, whatever the length of the policy in the syste
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterator
@@ -216,6 +217,13 @@ def _walk(node: Any, path: str, pattern: str, index: int, out: list[tuple[str, s
         out.append((path, pattern, index, node))
 
 
+@functools.lru_cache(maxsize=8192)
+def _scalar_key(kind: type, value: Any) -> str:
+    return json.dumps(normalise(value), sort_keys=True, default=str)
+
+
 def value_key(value: Any) -> str:
     """The normalised spelling values are compared by (`used`, list walking, de-duplication)."""
+    if isinstance(value, str | int | float):  # a scalar, cached: the same ids recur at every step
+        return _scalar_key(type(value), value)
     return json.dumps(normalise(value), sort_keys=True, default=str)

@@ -26,6 +26,7 @@ Each distinct value is offered once, at its best-scoring place, which is its pro
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -39,6 +40,7 @@ from shadowswitch.engines.local.arguments.params import Param, stem
 from shadowswitch.engines.local.arguments.results import words
 
 SCALAR_KINDS = ("string", "integer", "number")
+PLAIN = {"type", "description", "title", "examples"}  # a string schema with only these: any string
 ID_WORDS = frozenset(("id", "code", "number", "ref", "reference", "key", "sku", "username", "login"))
 WRITES = re.compile(
     r"(?i)(?:set|update|change|edit|raise|modify)(?:_|[A-Z]|$)"
@@ -102,16 +104,28 @@ def offers(
     (`base`: the prior's score)."""
     writes = bool(WRITES.match(tool))
     walks = walks_of(memory)
+    typed: dict[tuple[type, Any], Any] = {}  # a value read once per request, however often written
     counts: dict[str, int] = {}
-    typed: list[tuple[Any, Found]] = []
+    places: dict[tuple[str, str, int, str, str], tuple[Any, Found]] = {}  # one per place and value
     for found in memory:
-        value = _typed(found, p)
-        if value is not None:
-            typed.append((value, found))
-            counts[value_key(value)] = counts.get(value_key(value), 0) + 1
-    best: dict[str, Offer] = {}
-    for value, found in typed:
+        raw = (
+            found.entry.text
+            if p.kind == "string" and isinstance(found.entry.value, float)
+            else found.entry.value
+        )
+        slot = (type(raw), raw)
+        if slot not in typed:
+            typed[slot] = as_param(raw, p) if not _plain_string(p, raw) else raw
+        value = typed[slot]
+        if value is None:
+            continue
         key = value_key(value)
+        counts[key] = counts.get(key, 0) + 1
+        places.setdefault(
+            (key, found.role, found.message, found.entry.pattern, found.entry.kind), (value, found)
+        )
+    best: dict[str, Offer] = {}
+    for (key, *_), (value, found) in places.items():
         feats = features(p, found, value, memory, walks, counts[key])
         if writes and found.role == "tool" and "key_name" in feats:
             feats["stale"] = 1.0
@@ -123,18 +137,13 @@ def offers(
     return sorted(best.values(), key=lambda o: -o.score)
 
 
+def _plain_string(p: Param, raw: Any) -> bool:
+    """A string for a parameter that takes any string: valid as it is, no schema check needed."""
+    return p.kind == "string" and isinstance(raw, str) and set(p.schema) <= PLAIN
+
+
 def linear(feats: Mapping[str, float], weights: Mapping[str, float]) -> float:
     return weights.get("bias", 0.0) + sum(weights.get(k, 0.0) * v for k, v in feats.items())
-
-
-def _typed(found: Found, p: Param) -> Any:
-    """The entry's value in the parameter's type, or None when it cannot be one."""
-    entry = found.entry
-    if p.kind == "string" and isinstance(entry.value, float):
-        value: Any = entry.text
-    else:
-        value = entry.value
-    return as_param(value, p)
 
 
 def features(
@@ -142,9 +151,7 @@ def features(
 ) -> dict[str, float]:
     """The pair's features (only those that are not zero)."""
     entry = found.entry
-    name = tuple(stem(w) for w in words(p.name))
-    own = tuple(stem(w) for w in words(entry.key))
-    parent = tuple(stem(_singular(w)) for w in words(entry.parent))
+    name, own, parent = stems(p.name), stems(entry.key), stems(entry.parent, singular=True)
     key = value_key(value)
     feats: dict[str, float] = {MEMORY: 1.0, f"src:{found.role}": 1.0, f"kind:{entry.kind}": 1.0}
     if own and (own == name or (parent[-1:] + own) == name or (*parent, *own) == name):
@@ -207,8 +214,14 @@ def walks_of(memory: ValueMemory) -> Walks:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def stems(key: str, singular: bool = False) -> tuple[str, ...]:
+    """A key's words as stems (each in the singular with `singular`): "orderItems" → (order, item)."""
+    return tuple(stem(_singular(w) if singular else w) for w in words(key))
+
+
 def _mentioned(value: str, reply: str) -> bool:
-    if len(value) < 3 or not reply:
+    if len(value) < 3 or not reply or value.lower() not in reply.lower():
         return False
     return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", reply, re.IGNORECASE) is not None
 
