@@ -13,6 +13,8 @@ from shadowswitch.learning.conversation_state import conversation_state
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Pair
 from shadowswitch.learning.head import Request, train
+from shadowswitch.learning.memory import Memory
+from shadowswitch.learning.shortlist import shortlisted_out
 from shadowswitch.request import ChatView
 from tests.support.conversations import call, result, walk
 
@@ -91,3 +93,12 @@ def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         "content": None,
         "tool_calls": [{"id": "c", "type": "function", "function": function}],
     }
+
+
+def test_the_shortlist_takes_back_a_tool_close_exemplars_chose() -> None:
+    vectors = np.eye(3, dtype=np.float32)
+    labels = np.array(["cancel_order", "get_order", "refund"])
+    memory = Memory(1, "e", vectors, labels, 0.5, 0.5)
+    sims = memory.similarities(np.array([1.0, 0.0, 0.0], np.float32))
+    assert shortlisted_out(memory, sims, ["cancel_order", "refund"]) == ["cancel_order"]  # refund: not close
+    assert shortlisted_out(memory, sims, ["refund"]) == []

@@ -98,15 +98,6 @@ class Memory:
         dist, strength = vote(sims, self.labels, list(zero_shot), self.floor)
         return combine(zero_shot, dist, self.weight * strength)
 
-    def shortlisted_out(self, sims: np.ndarray[Any, Any], left_out: Sequence[str]) -> list[str]:
-        """Of the offered candidates the ranking's shortlist left out, those that exemplars as
-        close as a neighbour chose: a pair whose choice was shortlisted away is kept (at zero-shot
-        probability 0, `exemplar.py`), and the shortlist takes its choice back for requests like it."""
-        if not len(self.labels) or not left_out:
-            return []
-        mask = (sims >= self.floor) & np.isin(self.labels, list(left_out))
-        return sorted(set(self.labels[mask].tolist()))
-
     def call_rate(self, sims: np.ndarray[Any, Any], tool: str) -> float:
         """How likely the engine's whole call of `tool` agrees, for a request this close."""
         calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)

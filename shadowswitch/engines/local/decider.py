@@ -57,6 +57,7 @@ from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.learning.conversation_state import conversation_state
 from shadowswitch.learning.head import Request
 from shadowswitch.learning.memory import Memory, rankings_of
+from shadowswitch.learning.shortlist import shortlisted_out
 from shadowswitch.learning.state import turn_state
 from shadowswitch.learning.values import POINTER
 from shadowswitch.policy.models import Policy
@@ -190,7 +191,7 @@ class Decider:
         if memory is not None:
             called = called_this_turn(request, policy.feedback.tool_error_regex)
             sims = memory.similarities(vector, called)
-            taken = memory.shortlisted_out(sims, [c.id for c in cset.candidates if c.id not in zero_shot])
+            taken = shortlisted_out(memory, sims, [c.id for c in cset.candidates if c.id not in zero_shot])
             _widened(ranking, [c for c in cset.candidates if c.id in taken], zero_shot)
             state = turn_state(request, policy.feedback.tool_error_regex)
             start = memory.start(
@@ -374,7 +375,7 @@ def _threshold_reason(
 
 
 def _widened(ranking: Ranking, taken: list[Candidate], zero_shot: dict[str, float]) -> None:
-    """The shortlist with the candidates the learned state takes back (`Memory.shortlisted_out`),
+    """The shortlist with the candidates the learned state takes back (`learning/shortlist.py`),
     at zero-shot probability 0: the trained head and the neighbours' vote decide on them."""
     low = min(ranking.scores, default=0.0) - 1.0
     for candidate in taken:

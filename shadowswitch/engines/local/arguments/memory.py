@@ -218,12 +218,13 @@ def _walk(node: Any, path: str, pattern: str, index: int, out: list[tuple[str, s
 
 
 @functools.lru_cache(maxsize=8192)
-def _scalar_key(kind: type, value: Any) -> str:
+def _scalar_key(kind: str, value: Any) -> str:
+    """`kind` keeps 1 and "1" apart in the cache (they are equal keys of a dict otherwise)."""
     return json.dumps(normalise(value), sort_keys=True, default=str)
 
 
 def value_key(value: Any) -> str:
     """The normalised spelling values are compared by (`used`, list walking, de-duplication)."""
     if isinstance(value, str | int | float):  # a scalar, cached: the same ids recur at every step
-        return _scalar_key(type(value), value)
+        return _scalar_key(type(value).__name__, value)
     return json.dumps(normalise(value), sort_keys=True, default=str)

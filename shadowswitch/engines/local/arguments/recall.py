@@ -91,7 +91,8 @@ def provenance(found: Found) -> Source:
 
 def _array(p: Param, memory: ValueMemory) -> tuple[Any, Source] | None:
     """An array parameter from a list of a tool result: records for objects, values for scalars."""
-    items = p.schema.get("items") if isinstance(p.schema.get("items"), dict) else {}
+    found = p.schema.get("items")
+    items: dict[str, Any] = found if isinstance(found, dict) else {}
     lists = _lists(memory)
     for (message, prefix), records in reversed(list(lists.items())):  # the newest list first
         if items.get("type") == "object" or items.get("properties"):
