@@ -94,3 +94,18 @@ def test_an_array_of_objects_with_a_field_nowhere_is_missing() -> None:
     filled = Filled(missing=["items"])
     recall(filled, RETURN, MemoryReader().read(view, Today()))
     assert filled.missing == ["items"] and not filled.arguments
+
+
+def test_a_value_another_parameter_took_is_not_copied_again() -> None:
+    """The ticket's id said earlier is not the note the turn left missing."""
+    parameters = {
+        "type": "object",
+        "properties": {"order_id": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["order_id", "note"],
+    }
+    view = request(
+        {"role": "user", "content": "About ORD-2741"}, {"role": "user", "content": "Note it please"}
+    )
+    filled = Filled(arguments={"order_id": "ORD-2741"}, missing=["note"])
+    recall(filled, parameters, MemoryReader().read(view, Today()))
+    assert filled.missing == ["note"]

@@ -4,7 +4,8 @@ After the last user turn, the earlier turns and this turn's tool results (`fille
 `elsewhere.py`), a required parameter still missing is offered the memory's values (`pointer.py`):
 
 - a text or number parameter takes the best offer outside the last user turn (which the filler
-  read with the encoder's help, and found nothing convincing in) when it scores at least `SERVE` and no other
+  read with the encoder's help, and found nothing convincing in), not a value another parameter
+  of the call already took (a ticket's id is not also its note), when it scores at least `SERVE` and no other
   value comes within `MARGIN` of it (two values alike: unsure, so none); a list of ids is walked,
   as the features rank the first id no earlier call sent above the others;
 - an array of objects is filled record by record from a list of a tool result whose records have
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
-from shadowswitch.engines.local.arguments.memory import Found, ValueMemory
+from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, params_of, stem
 from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, offers
 from shadowswitch.engines.local.arguments.results import words
@@ -62,7 +63,12 @@ def _scalar(
 ) -> tuple[Any, Source] | None:
     """The best offer outside the last user turn (the filler read that turn, with the encoder)."""
     learned, tool = asked
-    found = [o for o in offers(p, memory, learned, tool) if o.found.message != memory.last_user]
+    taken = {value_key(v) for v in filled.arguments.values()}  # one value rarely fills two parameters
+    found = [
+        o
+        for o in offers(p, memory, learned, tool)
+        if o.found.message != memory.last_user and value_key(o.value) not in taken
+    ]
     sure = (
         bool(found)
         and found[0].score >= SERVE
