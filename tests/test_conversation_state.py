@@ -3,7 +3,6 @@ confirmation, lists being walked, the last message; and the head learns a choice
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -13,8 +12,6 @@ from shadowswitch.learning.conversation_state import conversation_state
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Pair
 from shadowswitch.learning.head import Request, train
-from shadowswitch.learning.memory import Memory
-from shadowswitch.learning.shortlist import shortlisted_out
 from shadowswitch.request import ChatView
 from tests.support.conversations import call, result, walk
 
@@ -81,24 +78,6 @@ def test_a_pair_whose_tool_was_shortlisted_away_still_teaches() -> None:
     request = ChatView.parse({"model": "m", "messages": asked_then("Yes").messages, "tools": tools})
     ranked = ChoiceTrace(vector=np.ones(4, np.float32).tobytes(), encoder="e", zero_shot={"get_order": 1.0})
     choice = Choice("tool", "get_order", trace=ranked)
-    row = build_exemplar("t", "d1", request, choice, tool_call("cancel_order", {"order_id": "ORD-1001"}))
+    row = build_exemplar("t", "d1", request, choice, call("cancel_order", {"order_id": "ORD-1001"}, "c"))
     assert row is not None and row.zero_shot == {"get_order": 1.0, "cancel_order": 0.0}
-    assert build_exemplar("t", "d2", request, choice, tool_call("refund", {})) is None
-
-
-def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    function = {"name": name, "arguments": json.dumps(arguments)}
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": "c", "type": "function", "function": function}],
-    }
-
-
-def test_the_shortlist_takes_back_a_tool_close_exemplars_chose() -> None:
-    vectors = np.eye(3, dtype=np.float32)
-    labels = np.array(["cancel_order", "get_order", "refund"])
-    memory = Memory(1, "e", vectors, labels, 0.5, 0.5)
-    sims = memory.similarities(np.array([1.0, 0.0, 0.0], np.float32))
-    assert shortlisted_out(memory, sims, ["cancel_order", "refund"]) == ["cancel_order"]  # refund: not close
-    assert shortlisted_out(memory, sims, ["refund"]) == []
+    assert build_exemplar("t", "d2", request, choice, call("refund", {}, "c")) is None

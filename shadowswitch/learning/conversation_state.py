@@ -16,6 +16,7 @@ import functools
 import re
 from typing import Any
 
+from shadowswitch.engines.local.arguments.grounding import leaves
 from shadowswitch.engines.local.arguments.memory import call_arguments, result_entries, value_key
 from shadowswitch.request import ChatView, message_text
 
@@ -68,7 +69,7 @@ def _open_walks(messages: tuple[dict[str, Any], ...]) -> int:
         for m in messages
         if _role(m) == "assistant"
         for _, args in call_arguments(m)
-        for v in _leaves(args)
+        for v in leaves(args)
     }
     count = 0
     for m in messages:
@@ -89,11 +90,3 @@ def _lists(text: str) -> tuple[frozenset[str], ...]:
         if entry.index >= 0:
             lists.setdefault(entry.pattern, set()).add(value_key(entry.value))
     return tuple(frozenset(v) for v in lists.values() if len(v) > 1)
-
-
-def _leaves(node: Any) -> list[Any]:
-    if isinstance(node, dict):
-        return [leaf for v in node.values() for leaf in _leaves(v)]
-    if isinstance(node, list):
-        return [leaf for v in node for leaf in _leaves(v)]
-    return [node]

@@ -37,7 +37,7 @@ from shadowswitch.engines.local.arguments.elsewhere import as_param
 from shadowswitch.engines.local.arguments.features import example_shapes, shape
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, stem
-from shadowswitch.engines.local.arguments.results import words
+from shadowswitch.engines.local.arguments.results import singular, words
 
 SCALAR_KINDS = ("string", "integer", "number")
 PLAIN = {"type", "description", "title", "examples"}  # a string schema with only these: any string
@@ -151,7 +151,7 @@ def features(
 ) -> dict[str, float]:
     """The pair's features (only those that are not zero)."""
     entry = found.entry
-    name, own, parent = stems(p.name), stems(entry.key), stems(entry.parent, singular=True)
+    name, own, parent = stems(p.name), stems(entry.key), stems(entry.parent, plural=True)
     key = value_key(value)
     feats: dict[str, float] = {MEMORY: 1.0, f"src:{found.role}": 1.0, f"kind:{entry.kind}": 1.0}
     if own and (own == name or (parent[-1:] + own) == name or (*parent, *own) == name):
@@ -215,20 +215,13 @@ def walks_of(memory: ValueMemory) -> Walks:
 
 
 @functools.lru_cache(maxsize=4096)
-def stems(key: str, singular: bool = False) -> tuple[str, ...]:
-    """A key's words as stems (each in the singular with `singular`): "orderItems" → (order, item)."""
-    return tuple(stem(_singular(w) if singular else w) for w in words(key))
+def stems(key: str, plural: bool = False) -> tuple[str, ...]:
+    """A key's words as stems (`plural`: a list's key, each word in the singular): "orderItems"
+    → (order, item)."""
+    return tuple(stem(singular(w) if plural else w) for w in words(key))
 
 
 def _mentioned(value: str, reply: str) -> bool:
     if len(value) < 3 or not reply or value.lower() not in reply.lower():
         return False
     return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", reply, re.IGNORECASE) is not None
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
