@@ -109,3 +109,12 @@ def test_a_value_another_parameter_took_is_not_copied_again() -> None:
     filled = Filled(arguments={"order_id": "ORD-2741"}, missing=["note"])
     recall(filled, parameters, MemoryReader().read(view, Today()))
     assert filled.missing == ["note"]
+
+
+def test_a_note_is_written_not_copied() -> None:
+    """An id said earlier is no note, even where nothing else is offered."""
+    parameters = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
+    view = request({"role": "user", "content": "About ORD-2741"}, {"role": "user", "content": "Add a note"})
+    filled = Filled(missing=["note"])
+    recall(filled, parameters, MemoryReader().read(view, Today()))
+    assert filled.missing == ["note"]

@@ -11,6 +11,7 @@ After the last user turn, the earlier turns and this turn's tool results (`fille
 - an array of objects is filled record by record from a list of a tool result whose records have
   a value for each of the item's required fields (a key naming the field), as many items as the
   list has records; an array of scalars from a list whose key names the parameter; else missing;
+- a parameter the agent writes rather than copies (a note, a summary, a message) is not copied;
 - anything else stays missing: the engine abstains (`missing_value:<param>`), never invents.
 
 A served value's provenance is where it is: `source: text`, the message's index and role, the
@@ -34,6 +35,10 @@ from shadowswitch.engines.local.schema import is_valid
 SERVE = 2.0  # the least score a copied value is served at
 MARGIN = 2.0  # ... ahead of any other value by at least this
 RECORDED = 8  # offers per parameter kept in the trace
+# Parameters the agent writes rather than copies (a note, a summary): an id said earlier is not one
+WRITTEN = frozenset(
+    ("note", "summary", "description", "reason", "message", "body", "comment", "text", "content")
+)
 
 
 def recall(
@@ -46,7 +51,7 @@ def recall(
     """Fill `filled`'s missing required parameters of `tool` from `memory` where it is sure
     (`learned`: a state's pointer weights)."""
     for p in params_of(parameters):
-        if p.name not in filled.missing:
+        if p.name not in filled.missing or p.name_words & WRITTEN:
             continue
         value: tuple[Any, Source] | None = None
         if p.kind in SCALAR_KINDS:
