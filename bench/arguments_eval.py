@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.offered import among, offered_values
 from shadowswitch.engines.local.arguments.grounding import grounded
 from shadowswitch.request import ChatView, message_text, normalise
 
@@ -158,8 +159,10 @@ def evaluate(items: list[Item], engine: Any) -> dict[str, Any]:
             tally = out.setdefault(item.traffic, _empty())
             tally["calls"] += 1
             call_ok = True
+            offered = offered_values(engine, view, item.tool, choice)
             for param, value in item.arguments.items():
                 place = where(value, view)
+                tally["offered"][place] += int(among(value, offered.get(param, [])))
                 if param not in served:
                     outcome = "missing"
                 elif item.same(param, served[param]):
@@ -180,6 +183,11 @@ def evaluate(items: list[Item], engine: Any) -> dict[str, Any]:
                             "source": (choice.sources or {}).get(param),
                         }
                     )
+            said = _said(view)
+            tally["invented"] += sum(
+                not grounded(v, said) and written not in said
+                for v, written in _copied(served, choice.sources or {})
+            )
             extra = set(served) - set(item.arguments)
             tally["extra"] += len(extra)
             tally["calls_agreeing"] += int(call_ok and not extra)
@@ -188,6 +196,23 @@ def evaluate(items: list[Item], engine: Any) -> dict[str, Any]:
                 where_served = _source_place(source, view)
                 tally["served_from"][where_served] += 1
     return {name: _plain(t) for name, t in out.items()}
+
+
+def _said(view: ChatView) -> str:
+    """Everything the conversation says: its messages' text and the arguments of its calls."""
+    calls = [
+        json.dumps(c.get("function"), ensure_ascii=False)
+        for m in view.messages
+        for c in m.get("tool_calls") or []
+    ]
+    return "\n".join([*(message_text(m) for m in view.messages), *calls])
+
+
+def _copied(served: dict[str, Any], sources: dict[str, Any]) -> list[tuple[Any, str]]:
+    """The served values read from the conversation (not a default, a constant or the decoder's),
+    each with the text it was read from ("tomorrow" for a date)."""
+    found = {k: sources.get(k) or {} for k in served}
+    return [(v, str(found[k].get("text", ""))) for k, v in served.items() if found[k].get("source") == "text"]
 
 
 def _source_place(source: dict[str, Any], view: ChatView) -> str:
@@ -207,9 +232,11 @@ def _empty() -> dict[str, Any]:
         "calls_agreeing": 0,
         "abstained": 0,
         "extra": 0,
+        "invented": 0,  # served values read from the text that the conversation does not hold
         "arguments": Counter(),
         "by_where": defaultdict(Counter),
         "served_from": Counter(),
+        "offered": Counter(),  # by where: the upstream's value was among the engine's offers
         "misread_examples": [],
     }
 
@@ -222,6 +249,8 @@ def _plain(tally: dict[str, Any]) -> dict[str, Any]:
             w: {o: tally["by_where"][w][o] for o in OUTCOMES} for w in WHERE if w in tally["by_where"]
         },
         "served_from": dict(tally["served_from"]),
+        "offered": dict(tally["offered"]),
+        "offered_share": round(sum(tally["offered"].values()) / max(1, sum(tally["arguments"].values())), 3),
     }
 
 
@@ -260,6 +289,8 @@ def main() -> None:
     args.output.write_text(json.dumps(results_all, indent=1, default=str) + "\n")
     for name, tally in results.items():
         print(name, tally["calls"], "calls,", tally["calls_agreeing"], "agree whole;", tally["arguments"])
+        print("  invented", tally["invented"], "abstained", tally["abstained"])
+        print("  offered", tally["offered_share"], tally["offered"])
         for place, counts in tally["by_where"].items():
             print(f"  {place:13} {counts}")
 

@@ -11,7 +11,8 @@ values:
 
 - `engine`: the engine's pick is the upstream's value;
 - `ranked`: the learned ranking's pick is (the engine's where no ranking is learned);
-- `fixed` / `broken`: arguments the ranking turned right / wrong.
+- `fixed` / `broken`: arguments the ranking turned right / wrong;
+- `offered`: the upstream's value was among the values offered (any ranking could pick it).
 
     python -m bench.value_ranking [--traffic helpdesk travel bfcl] [--test 0.3]
 """
@@ -71,7 +72,7 @@ def _judged(
     train: list[tuple[str, dict[str, Any]]], test: list[tuple[str, dict[str, Any]]]
 ) -> dict[str, Any]:
     rankings = fit_rankings(train)
-    tally = {"engine": 0, "ranked": 0, "fixed": 0, "broken": 0, "judged": 0}
+    tally = {"engine": 0, "ranked": 0, "fixed": 0, "broken": 0, "judged": 0, "offered": 0}
     for tool, args in test:
         for param, entry in args.items():
             features, picked, match = (entry["offered"][k] for k in ("features", "picked", "match"))
@@ -80,6 +81,7 @@ def _judged(
             weights = rankings.get(tool, {}).get(param)
             chosen = ranked_pick(features, picked, weights) if weights else picked
             tally["judged"] += 1
+            tally["offered"] += int(match >= 0)  # the upstream's value was among those offered
             tally["engine"] += int(picked == match)
             tally["ranked"] += int(chosen == match)
             tally["fixed"] += int(chosen == match and picked != match)

@@ -81,6 +81,7 @@ def to_pair(row: Exemplar) -> Pair:
         row.last_tool,
         bool(row.last_error),
         int(row.step or 0),
+        dict(row.turn or {}),
     )
 
 

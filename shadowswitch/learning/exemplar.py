@@ -49,8 +49,10 @@ def build_exemplar(
     vector, encoder, zero_shot = trace.vector, trace.encoder or "", trace.zero_shot
     call = call_of(generative)
     label = call.name or NO_TOOL
-    if label not in zero_shot:
-        return None  # a tool the engine did not consider (not offered, or shortlisted away)
+    if label not in zero_shot and (label == NO_TOOL or request.tool(label) is None):
+        return None  # a tool the request did not offer, or no tool where one had to be called
+    if label not in zero_shot:  # shortlisted away: it teaches the shortlist too (at zero-shot 0)
+        zero_shot = {**zero_shot, label: 0.0}
     local_tool = choice.name if choice.kind == "tool" else NO_TOOL if choice.kind == "no_tool" else None
     if label_choice is not None and label_choice.name == label and label_choice.arguments is not None:
         choice, local_tool = label_choice, label  # the arguments it would give the upstream's tool
@@ -69,6 +71,7 @@ def build_exemplar(
         last_tool=state.last_tool if state else None,
         last_error=state.last_error if state else False,
         step=state.step if state else 0,
+        turn=state.conversation or None if state else None,
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -57,6 +57,7 @@ class Pair:
     last_tool: str | None = None  # the request's state (`conversation.TurnState`): the head reads it
     last_error: bool = False
     step: int = 0
+    turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state (`conversation_state`)
 
     def call(self, constants: dict[str, dict[str, Any]], unreliable: Unreliable | None = None) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""

@@ -13,7 +13,10 @@ but with the classes the request offers. A candidate's score adds:
   vector (Tool2Vec: the mean of the query vectors that chose it), whether the candidate was
   already called this user turn, whether it is the last tool called and whether that call's
   result was an error, and for `__no_tool__` whether anything was called, the step, and how
-  much of the zero-shot ranking went to a tool already called (what was asked has run);
+  much of the zero-shot ranking went to a tool already called (what was asked has run); and the
+  conversation's state (`conversation_state.py`): a reply after a tool's result or the user's
+  turn, a call after "yes" to the agent's confirmation and a reply after "no", the same tool
+  again while a list of ids is being walked, a reply to the user's answer to a question;
 - the cosine to the candidate's usage vector *after the request's last tool* (the queries that
   chose it at that point of a turn): the same words ask for a look-up first, then the change,
   then nothing more (`usage.py`);
@@ -32,7 +35,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -53,6 +56,14 @@ FEATURES = (
     "none_step",
     "none_done",
     "state_usage_cos",
+    # the conversation's state (`conversation_state.py`)
+    "none_after_tool",
+    "none_after_user",
+    "tool_confirmed",
+    "none_declined",
+    "last_walking",
+    "none_walking",
+    "none_answered",
 )
 LOG_FLOOR = float(np.log(1e-4))
 L2_VECTOR = 1e-2  # on W (per-candidate classifiers on the query vector): with few pairs, small
@@ -80,6 +91,8 @@ class Example(Protocol):
     def last_error(self) -> bool: ...
     @property
     def step(self) -> int: ...
+    @property
+    def turn(self) -> Mapping[str, Any]: ...
 
 
 @dataclass
@@ -310,6 +323,25 @@ def _shared(e: Example, c: str, usage_cos: float, state_cos: float) -> list[floa
         # What the user's words ask for has run already: the agent answers in text.
         float(none) * max((e.zero_shot.get(b, 0.0) for b in e.blocked), default=0.0),
         state_cos,
+        *_conversation(e.turn, c, none, is_last),
+    ]
+
+
+def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) -> list[float]:
+    """The conversation state's features of candidate `c` (in `FEATURES` order): a reply after a
+    tool's result or after the user's turn; a call after "yes" to the agent's confirmation, a
+    reply after "no"; the same tool again, or no reply, while a list is being walked; a reply
+    when the user just answered the agent's question."""
+    confirm, walking = turn.get("confirm", ""), float(bool(turn.get("open_walks")))
+    last_role = turn.get("last_role", "")
+    return [
+        float(none and last_role == "tool"),
+        float(none and last_role == "user"),
+        float(not none and confirm == "yes"),
+        float(none and confirm == "no"),
+        float(is_last) * walking,
+        float(none) * walking,
+        float(none and last_role == "user" and bool(turn.get("asked"))),
     ]
 
 

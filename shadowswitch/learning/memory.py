@@ -23,12 +23,19 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.engines.local.learned_state import Ranked, Request, Unreliable, rankings_of, transforms_of
+from shadowswitch.engines.local.learned_state import (
+    POINTER,
+    Ranked,
+    Request,
+    Unreliable,
+    rankings_of,
+    transforms_of,
+)
 from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.origins import unreliable_origins, vetoed
 from shadowswitch.learning.transforms import explained, learned_transforms
-from shadowswitch.learning.values import fit_rankings, reranked
+from shadowswitch.learning.values import fit_pointer, fit_rankings, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -68,6 +75,16 @@ class Memory:
     @property
     def floor(self) -> float:
         return floor_for(self.encoder)
+
+    def taken_back(self, sims: np.ndarray[Any, Any], left_out: Sequence[str]) -> list[str]:
+        """Every pair teaches the shortlist: a pair whose upstream tool was shortlisted away is kept
+        (at zero-shot probability 0, `exemplar.py`), and for a request like it the tool is taken
+        back into the shortlist, where the trained head and the neighbours' vote decide on it. Of
+        the left-out candidates, those that exemplars as close as a neighbour (the floor) chose."""
+        if not len(self.labels) or not left_out:
+            return []
+        mask = (sims >= self.floor) & np.isin(self.labels, list(left_out))
+        return sorted(set(self.labels[mask].tolist()))
 
     def similarities(self, query: np.ndarray[Any, Any], called: Iterable[str] = ()) -> np.ndarray[Any, Any]:
         """Cosine to each exemplar; -1 (never a neighbour) for an exemplar at another point of
@@ -204,7 +221,8 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
     call of that tool and that were never in the conversation (the agent's constant, not something
     the user said); else a `Transform` of the value read from the text (`learned_transforms`); a
     parameter whose text values a learned ranking re-orders (`values.py`) has a `Ranked`, its other
-    learned value (if any) inside, learned from the calls as that ranking fills them."""
+    learned value (if any) inside, learned from the calls as that ranking fills them; the pointer's
+    shared weights, when learned, are under `POINTER` (tool and parameter)."""
     rankings = fit_rankings(arguments)
     arguments = [(tool, _reranked(args, rankings.get(tool, {}))) for tool, args in arguments]
     calls: dict[str, list[Mapping[str, Any]]] = {}
@@ -228,6 +246,9 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
         for param, weights in ranked.items():
             learned = out.setdefault(tool, {})
             learned[param] = Ranked(tuple(sorted(weights.items())), learned.get(param))
+    pointer = fit_pointer(arguments)
+    if pointer:  # shared by every tool and parameter: which of the memory's values is copied
+        out[POINTER] = {POINTER: Ranked(tuple(sorted(pointer.items())))}
     return out
 
 

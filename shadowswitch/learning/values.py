@@ -29,6 +29,7 @@ from scipy.optimize import minimize
 from shadowswitch.engines.local.learned_state import Weights
 
 NO_TOOL = "__no_tool__"
+MEMORY = "memory"  # the feature of the values the request's memory offered (`arguments/pointer.py`)
 MIN = 5  # exemplars whose upstream value was offered, before a parameter's ranking is fitted
 GAIN = 2  # more upstream values picked, cross-validated, than the engine picked
 LAMBDA = 1.0  # L2 strength on the weights: toward the filler's own ranking
@@ -84,7 +85,7 @@ def fit_rankings(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> d
             continue
         for param, entry in (args or {}).items():
             found = offered(entry) if isinstance(entry, Mapping) else None
-            if found is not None and found[2] >= 0 and len(found[0]) >= 2:
+            if found is not None and found[2] >= 0 and len(found[0]) >= 2 and not from_memory(found[0]):
                 seen.setdefault((tool, param), []).append(found)
     out: dict[str, dict[str, Weights]] = {}
     for (tool, param), examples in sorted(seen.items()):
@@ -94,6 +95,41 @@ def fit_rankings(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> d
         if _cross_gain(examples) >= GAIN:
             out.setdefault(tool, {})[param] = fit(examples)
     return out
+
+
+def from_memory(features: Sequence[Mapping[str, float]]) -> bool:
+    """The offers came from the request's memory (`arguments/pointer.py`), not the filler's text."""
+    return bool(features) and MEMORY in features[0]
+
+
+def fit_pointer(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> Weights | None:
+    """The pointer's weights shared by every tool and parameter: a conditional logit over what the
+    memory offered each argument, on features that say where a value is and how its key fits the
+    parameter (`arguments/pointer.py`), not which tool asks; its prior's score is the offset. Kept
+    when, cross-validated, it picks the upstream's value `GAIN` more times than the prior did."""
+    examples = []
+    for tool, args in arguments:
+        for entry in (args or {}).values() if tool != NO_TOOL else ():
+            found = offered(entry) if isinstance(entry, Mapping) else None
+            if found is not None and found[2] >= 0 and len(found[0]) >= 2 and from_memory(found[0]):
+                examples.append(found)
+    examples = examples[-NEWEST * 5 :]
+    if len(examples) < MIN or all(p == m for _, p, m in examples):
+        return None
+    return fit(examples) if _top_gain(examples) >= GAIN else None
+
+
+def _top_gain(examples: Sequence[tuple[list[dict[str, float]], int, int]]) -> int:
+    """Upstream values put first by weights fitted without each exemplar's fold, less those the
+    prior put first: the pointer also decides where the engine abstained, so every one counts."""
+    gain = 0
+    bounds = np.linspace(0, len(examples), min(FOLDS, len(examples)) + 1).astype(int)
+    for start, end in itertools.pairwise(bounds.tolist()):
+        weights = fit([*examples[:start], *examples[end:]])
+        for features, _, match in examples[start:end]:
+            gain += int(pick(features, weights) == match) - int(pick(features, {}) == match)
+        time.sleep(0)
+    return gain
 
 
 def _cross_gain(examples: Sequence[tuple[list[dict[str, float]], int, int]]) -> int:

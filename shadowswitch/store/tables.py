@@ -134,6 +134,9 @@ class Exemplar(SQLModel, table=True):
     last_tool: str | None = Field(default=None, max_length=200)
     last_error: bool = False
     step: int = 0
+    # the conversation's state besides the turn (`engines/local/conversation_state.py`): the last
+    # message's role, the user's answer to a confirmation, lists being walked, a question asked
+    turn: Any = Field(default=None, sa_column=Column(JSON))
     excluded: bool = False  # negative feedback arrived after it was stored
 
 

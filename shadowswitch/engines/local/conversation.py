@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.request import ChatView, message_text
 
 
@@ -113,6 +114,9 @@ class TurnState:
     last_tool: str | None  # the last tool called since the last user message
     last_error: bool  # its result matched the policy's `feedback.tool_error_regex`
     step: int  # assistant messages since the last user message (0: the turn's first step)
+    # the conversation's state (`conversation_state.py`): the last message's role, the user's
+    # answer to a confirmation, lists being walked, whether the agent's last reply asked
+    conversation: dict[str, Any] = field(default_factory=dict)
 
 
 def turn_state(request: ChatView, tool_error: str) -> TurnState:
@@ -123,14 +127,15 @@ def turn_state(request: ChatView, tool_error: str) -> TurnState:
         if message.get("role") == "assistant":
             calls = _named_calls(message)
             last = calls[-1] if calls else last
+    conversation = conversation_state(request)
     if last is None:
-        return TurnState(None, False, step)
+        return TurnState(None, False, step, conversation)
     call_id, name = last
     results = (m for m in after if m.get("role") in ("tool", "function"))
     result = next(
         (message_text(m) for m in results if str(m.get("tool_call_id") or m.get("name")) == call_id), None
     )
-    return TurnState(name, result is not None and bool(re.search(tool_error, result)), step)
+    return TurnState(name, result is not None and bool(re.search(tool_error, result)), step, conversation)
 
 
 def _after_last_user(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:

@@ -21,6 +21,8 @@ from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
+from shadowswitch.engines.local.arguments.memory import MemoryReader
+from shadowswitch.engines.local.arguments.recall import recall
 from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
@@ -35,9 +37,10 @@ from shadowswitch.engines.local.conversation import (
     turn_state,
     value_turn,
 )
+from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
-from shadowswitch.engines.local.learned_state import LearnedState, Request, rankings_of
+from shadowswitch.engines.local.learned_state import POINTER, LearnedState, Request, rankings_of
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.bridge import (
@@ -111,6 +114,7 @@ class Decider:
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
+        self.memories = MemoryReader(self.filler.knowledge)  # each message read once
         # Reference tools are passages: the bridge reads them with the English encoder.
         passages = english if matrix is not None else self.encoder
         self.reference = ReferenceTools.load(passages, models.cache_dir, self.cal.reference_tools)
@@ -193,9 +197,19 @@ class Decider:
         if memory is not None:
             called = called_this_turn(request, policy.feedback.tool_error_regex)
             sims = memory.similarities(vector, called)
+            taken = memory.taken_back(sims, [c.id for c in cset.candidates if c.id not in zero_shot])
+            _widened(ranking, [c for c in cset.candidates if c.id in taken], zero_shot)
             state = turn_state(request, policy.feedback.tool_error_regex)
             start = memory.start(
-                Request(vector, zero_shot, frozenset(called), state.last_tool, state.last_error, state.step)
+                Request(
+                    vector,
+                    zero_shot,
+                    frozenset(called),
+                    state.last_tool,
+                    state.last_error,
+                    state.step,
+                    turn=state.conversation,
+                )
             )
             mixed = memory.mix(sims, start)
             ranking.probs = [mixed[c.id] for c in ranking.candidates]
@@ -274,6 +288,7 @@ class Decider:
             reason is None
             and best.kind == "tool"
             and best.id in called_this_turn(request, policy.feedback.tool_error_regex)
+            and not conversation_state(request)["open_walks"]  # a list of ids looked up one by one
         ):
             reason = f"repeated_call: {best.id} was already called for this user turn"
         if reason is not None:
@@ -316,6 +331,9 @@ class Decider:
         filled.sources = at_message(filled.sources, message)
         fill_text = partial(self.filler.fill, today=today)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
+        if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing
+            pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
+            recall(filled, asked, self.memories.read(request, today), pointer, best.id)
         if memory is not None:
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments
@@ -376,6 +394,17 @@ def _threshold_reason(
     if count > 1 and gap < min_margin:
         return f"small_margin {gap:.2f} < {min_margin}"
     return None
+
+
+def _widened(ranking: Ranking, taken: list[Candidate], zero_shot: dict[str, float]) -> None:
+    """The shortlist with the candidates the learned state takes back (`LearnedState.taken_back`),
+    at zero-shot probability 0: the trained head and the neighbours' vote decide on them."""
+    low = min(ranking.scores, default=0.0) - 1.0
+    for candidate in taken:
+        ranking.candidates.append(candidate)
+        ranking.scores.append(low)
+        ranking.probs.append(0.0)
+        zero_shot[candidate.id] = 0.0
 
 
 def _name(candidate: Candidate) -> str | None:

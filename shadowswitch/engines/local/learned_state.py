@@ -11,8 +11,8 @@ text, or a `Ranked` re-ordering of the values the text offers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -21,6 +21,7 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
 
 Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
 Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
+POINTER = "*"  # the tool and parameter key of the shared pointer weights (`learning.values.fit_pointer`)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Request:
     last_error: bool = False
     step: int = 0
     label: str = NO_TOOL_ID  # not read when predicting
+    turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state
 
 
 class LearnedState(Protocol):
@@ -55,6 +57,10 @@ class LearnedState(Protocol):
 
     def similarities(self, query: np.ndarray[Any, Any], called: Iterable[str] = ()) -> np.ndarray[Any, Any]:
         """Cosine of the query to each exemplar at the same point of its user turn."""
+        ...
+
+    def taken_back(self, sims: np.ndarray[Any, Any], left_out: Sequence[str]) -> list[str]:
+        """Of the candidates the shortlist left out, those that exemplars this close chose."""
         ...
 
     def start(self, request: Request) -> dict[str, float]:

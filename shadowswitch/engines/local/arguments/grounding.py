@@ -118,20 +118,21 @@ DIGITS = re.compile(r"-?\d+(?:\.\d+)?")
 
 def grounded(value: Any, text: str) -> bool:
     """Every scalar leaf of `value` is in `text` (see the module docstring); some leaf exists."""
-    leaves = list(_leaves(value))
-    if not leaves:
+    found = leaves(value)
+    if not found:
         return False
     lowered = text.lower()
     written = {float(s.value) for s in numbers(text) if isinstance(s.value, int | float)}
     written |= {float(m.group(0)) for m in DIGITS.finditer(text)}
-    return all(_leaf_in(leaf, lowered, written) for leaf in leaves)
+    return all(_leaf_in(leaf, lowered, written) for leaf in found)
 
 
-def _leaves(value: Any) -> list[Any]:
+def leaves(value: Any) -> list[Any]:
+    """Every scalar of a JSON value, in order."""
     if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
+        return [leaf for v in value.values() for leaf in leaves(v)]
     if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
+        return [leaf for v in value for leaf in leaves(v)]
     return [value]
 
 

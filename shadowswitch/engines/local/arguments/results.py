@@ -36,7 +36,8 @@ def words(key: str) -> tuple[str, ...]:
     return tuple(w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w)
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """A key's word in the singular: "orders" → "order", "entries" → "entry"."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
@@ -56,7 +57,7 @@ def key_names(entry: Keyed, param: str) -> bool:
     if entry.parent is None:
         return False
     parent = words(entry.parent)
-    return bool(parent) and (*parent[:-1], _singular(parent[-1]), *own) == wanted
+    return bool(parent) and (*parent[:-1], singular(parent[-1]), *own) == wanted
 
 
 def read_result(text: str) -> list[Keyed]:

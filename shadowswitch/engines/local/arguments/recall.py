@@ -1,0 +1,181 @@
+"""Fill what the text left missing from the request's value memory, or leave it missing.
+
+After the last user turn, the earlier turns and this turn's tool results (`filler.py`,
+`elsewhere.py`), a required parameter still missing is offered the memory's values (`pointer.py`):
+
+- a text or number parameter takes the best offer outside the last user turn (which the filler
+  read with the encoder's help, and found nothing convincing in), not a value another parameter
+  of the call already took (a ticket's id is not also its note), when it scores at least `SERVE` and no other
+  value comes within `MARGIN` of it (two values alike: unsure, so none); a list of ids is walked,
+  as the features rank the first id no earlier call sent above the others;
+- an array of objects is filled record by record from a list of a tool result whose records have
+  a value for each of the item's required fields (a key naming the field), as many items as the
+  list has records; an array of scalars from a list whose key names the parameter; else missing;
+- a parameter the agent writes rather than copies (a note, a summary, a message) is not copied;
+- anything else stays missing: the engine abstains (`missing_value:<param>`), never invents.
+
+A served value's provenance is where it is: `source: text`, the message's index and role, the
+JSON `path` of a leaf, and its span when it has one. What each parameter was offered is recorded
+compactly (`grounding.Read`: the best `RECORDED` offers' features and scores, never more), for the
+learned pointer weights (`learning/values.fit_pointer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
+from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
+from shadowswitch.engines.local.arguments.params import Param, params_of, stem
+from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, offers
+from shadowswitch.engines.local.arguments.results import words
+from shadowswitch.engines.local.schema import is_valid
+
+SERVE = 2.0  # the least score a copied value is served at
+MARGIN = 2.0  # ... ahead of any other value by at least this
+RECORDED = 8  # offers per parameter kept in the trace
+# Parameters the agent writes rather than copies (a note, a summary): an id said earlier is not one
+WRITTEN = frozenset(
+    ("note", "summary", "description", "reason", "message", "body", "comment", "text", "content")
+)
+
+
+def recall(
+    filled: Filled,
+    parameters: dict[str, Any],
+    memory: ValueMemory,
+    learned: Mapping[str, float] | None = None,
+    tool: str = "",
+) -> None:
+    """Fill `filled`'s missing required parameters of `tool` from `memory` where it is sure
+    (`learned`: a state's pointer weights)."""
+    for p in params_of(parameters):
+        if p.name not in filled.missing or p.name_words & WRITTEN:
+            continue
+        value: tuple[Any, Source] | None = None
+        if p.kind in SCALAR_KINDS:
+            value = _scalar(p, memory, (learned, tool), filled)
+        elif p.kind == "array":
+            value = _array(p, memory)
+        if value is not None and is_valid(value[0], p.schema):
+            filled.put(p.name, value)
+            filled.missing.remove(p.name)
+
+
+def _scalar(
+    p: Param, memory: ValueMemory, asked: tuple[Mapping[str, float] | None, str], filled: Filled
+) -> tuple[Any, Source] | None:
+    """The best offer outside the last user turn (the filler read that turn, with the encoder)."""
+    learned, tool = asked
+    taken = {value_key(v) for v in filled.arguments.values()}  # one value rarely fills two parameters
+    found = [
+        o
+        for o in offers(p, memory, learned, tool)
+        if o.found.message != memory.last_user and value_key(o.value) not in taken
+    ]
+    sure = (
+        bool(found)
+        and found[0].score >= SERVE
+        and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
+    )
+    if found:
+        top = found[:RECORDED]
+        filled.read[p.name] = Read(
+            tuple(o.value for o in top),
+            tuple({**o.features, "base": o.score} for o in top),
+            0 if sure else -1,
+        )
+    return (found[0].value, provenance(found[0].found)) if sure else None
+
+
+def provenance(found: Found) -> Source:
+    """Where a copied value is: the message, its role, the leaf's path, the span if known."""
+    entry = found.entry
+    source: Source = {"source": "text", "message": found.message, "role": found.role, "text": entry.text}
+    if entry.path:
+        source["path"] = entry.path
+    if entry.start >= 0:
+        source["start"], source["end"] = entry.start, entry.end
+    return source
+
+
+def _array(p: Param, memory: ValueMemory) -> tuple[Any, Source] | None:
+    """An array parameter from a list of a tool result: records for objects, values for scalars."""
+    found = p.schema.get("items")
+    items: dict[str, Any] = found if isinstance(found, dict) else {}
+    lists = _lists(memory)
+    for (message, prefix), records in reversed(list(lists.items())):  # the newest list first
+        if items.get("type") == "object" or items.get("properties"):
+            value = _objects(items, records)
+        else:
+            value = _values(p, prefix, records)
+        if value is not None and is_valid(value, p.schema):
+            path = prefix + "[]"
+            return value, {
+                "source": "text",
+                "message": message,
+                "role": "tool",
+                "path": path,
+                "items": len(value),
+            }
+    return None
+
+
+Record = dict[str, Found]  # a list item's leaves by their path below the item
+
+
+def _lists(memory: ValueMemory) -> dict[tuple[int, str], list[Record]]:
+    """Every list of the tool results: (message, path of the list) → its items' leaves."""
+    out: dict[tuple[int, str], dict[int, Record]] = {}
+    for found in memory:
+        entry = found.entry
+        if found.role != "tool" or entry.index < 0:
+            continue
+        cut = entry.pattern.rfind("[]")
+        prefix, rest = entry.pattern[:cut], entry.pattern[cut + 2 :].lstrip(".")
+        out.setdefault((found.message, prefix), {}).setdefault(entry.index, {})[rest] = found
+    return {slot: [items[i] for i in sorted(items)] for slot, items in out.items()}
+
+
+def _objects(items: dict[str, Any], records: list[Record]) -> list[dict[str, Any]] | None:
+    """Each record as an item: every property the item schema has, from the record's leaf whose
+    key names it; None unless each record gives every required property."""
+    props = items.get("properties") or {}
+    required = set(items.get("required") or props)
+    out = []
+    for record in records:
+        item: dict[str, Any] = {}
+        for name in props:
+            leaf = _named(name, record)
+            if leaf is not None:
+                item[name] = leaf.entry.value
+        if not required <= set(item) or not is_valid(item, items):
+            return None
+        out.append(item)
+    return out or None
+
+
+def _named(name: str, record: Record) -> Found | None:
+    """The record's leaf whose key names the property: the same words, or the last of them."""
+    wanted = tuple(stem(w) for w in words(name))
+    for rest, found in record.items():
+        own = tuple(stem(w) for w in words(rest.rsplit(".", 1)[-1]))
+        if own and (own == wanted or (len(own) == 1 and own[0] == wanted[-1] and len(wanted) > 1)):
+            return found
+    return None
+
+
+def _values(p: Param, prefix: str, records: list[Record]) -> list[Any] | None:
+    """A list of scalars whose key (the list's, or its items' one leaf) names the parameter."""
+    wanted = {stem(w.rstrip("s")) for w in words(p.name)}
+    out = []
+    for record in records:
+        if len(record) != 1:
+            return None
+        rest, found = next(iter(record.items()))
+        out.append(found.entry.value)
+        named = {stem(w.rstrip("s")) for w in words(prefix.rsplit(".", 1)[-1]) + words(rest)}
+        if not wanted <= named:
+            return None
+    return out or None

@@ -1,0 +1,120 @@
+"""The values the memory offers a parameter (`pointer.py`), and what it fills or leaves missing
+(`recall.py`)."""
+
+from __future__ import annotations
+
+from shadowswitch.engines.local.arguments.grounding import Filled
+from shadowswitch.engines.local.arguments.memory import MemoryReader
+from shadowswitch.engines.local.arguments.params import params_of
+from shadowswitch.engines.local.arguments.pointer import offers
+from shadowswitch.engines.local.arguments.recall import MARGIN, recall
+from shadowswitch.engines.local.arguments.today import Today
+from tests.support.conversations import GET_ORDER, call, request, result, walk
+
+
+def test_a_list_is_walked_one_call_at_a_time() -> None:
+    """Once the agent began the list; before, its values are alike (`list_first` is learned)."""
+    param = params_of(GET_ORDER)[0]
+    reader = MemoryReader()
+    fresh = offers(param, reader.read(walk(), Today()))
+    assert abs(fresh[0].score - fresh[1].score) < MARGIN  # alike: which one is not known
+    filled = Filled(missing=["order_id"])
+    recall(filled, GET_ORDER, reader.read(walk(), Today()))
+    assert filled.missing == ["order_id"]
+    second = offers(param, reader.read(walk("ORD-1001"), Today()))
+    assert second[0].value == "ORD-1002" and second[0].found.entry.path == "orders[1].order_id"
+    assert "list_used" in next(o for o in second if o.value == "ORD-1001").features
+
+
+def test_recall_copies_with_the_path_as_provenance_or_leaves_it_missing() -> None:
+    filled = Filled(missing=["order_id"])
+    recall(filled, GET_ORDER, MemoryReader().read(walk("ORD-1001"), Today()))
+    assert filled.arguments == {"order_id": "ORD-1002"} and not filled.missing
+    assert filled.sources["order_id"]["path"] == "orders[1].order_id"
+    assert filled.sources["order_id"]["message"] == 3
+    read = filled.read["order_id"]
+    assert read.picked == 0 and all("memory" in f for f in read.features)
+
+
+def test_a_value_found_nowhere_is_never_filled() -> None:
+    parameters = {
+        "type": "object",
+        "properties": {"refund_code": {"type": "string", "pattern": "^RF-[0-9]{4}$"}},
+        "required": ["refund_code"],
+    }
+    filled = Filled(missing=["refund_code"])
+    recall(filled, parameters, MemoryReader().read(walk("ORD-1001"), Today()))
+    assert filled.missing == ["refund_code"] and not filled.arguments
+
+
+def test_two_values_alike_leave_it_missing() -> None:
+    """Two customers found, each with an id: which one is not known."""
+    parameters = {
+        "type": "object",
+        "properties": {"customer_id": {"type": "string"}},
+        "required": ["customer_id"],
+    }
+    found = {"customers": [{"id": "C-1"}, {"id": "C-2"}], "note": "two matches"}
+    view = request({"role": "user", "content": "Find Ann"}, call("find", {}, "c0"), result(found, "c0"))
+    filled = Filled(missing=["customer_id"])
+    recall(filled, parameters, MemoryReader().read(view, Today()))
+    assert filled.missing == ["customer_id"]
+
+
+RETURN = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
+                "required": ["sku", "quantity"],
+            },
+        }
+    },
+    "required": ["items"],
+}
+
+
+def test_an_array_of_objects_is_filled_record_by_record() -> None:
+    order = {
+        "order": {"id": "ORD-1", "lines": [{"sku": "A-1", "quantity": 2}, {"sku": "B-7", "quantity": 1}]}
+    }
+    view = request({"role": "user", "content": "Return it all"}, call("get", {}, "c0"), result(order, "c0"))
+    filled = Filled(missing=["items"])
+    recall(filled, RETURN, MemoryReader().read(view, Today()))
+    assert filled.arguments["items"] == [{"sku": "A-1", "quantity": 2}, {"sku": "B-7", "quantity": 1}]
+    assert filled.sources["items"]["path"] == "order.lines[]"
+
+
+def test_an_array_of_objects_with_a_field_nowhere_is_missing() -> None:
+    order = {"order": {"lines": [{"sku": "A-1"}, {"sku": "B-7"}]}}  # no quantities
+    view = request({"role": "user", "content": "Return it all"}, call("get", {}, "c0"), result(order, "c0"))
+    filled = Filled(missing=["items"])
+    recall(filled, RETURN, MemoryReader().read(view, Today()))
+    assert filled.missing == ["items"] and not filled.arguments
+
+
+def test_a_value_another_parameter_took_is_not_copied_again() -> None:
+    """The ticket's id said earlier is not the note the turn left missing."""
+    parameters = {
+        "type": "object",
+        "properties": {"order_id": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["order_id", "note"],
+    }
+    view = request(
+        {"role": "user", "content": "About ORD-2741"}, {"role": "user", "content": "Note it please"}
+    )
+    filled = Filled(arguments={"order_id": "ORD-2741"}, missing=["note"])
+    recall(filled, parameters, MemoryReader().read(view, Today()))
+    assert filled.missing == ["note"]
+
+
+def test_a_note_is_written_not_copied() -> None:
+    """An id said earlier is no note, even where nothing else is offered."""
+    parameters = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
+    view = request({"role": "user", "content": "About ORD-2741"}, {"role": "user", "content": "Add a note"})
+    filled = Filled(missing=["note"])
+    recall(filled, parameters, MemoryReader().read(view, Today()))
+    assert filled.missing == ["note"]

@@ -1,0 +1,83 @@
+"""The conversation's state the trained choice model reads: the user's answer to the agent's
+confirmation, lists being walked, the last message; and the head learns a choice from it alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shadowswitch.engines.base import Choice, ChoiceTrace
+from shadowswitch.engines.local.conversation_state import conversation_state
+from shadowswitch.learning.exemplar import build_exemplar
+from shadowswitch.learning.fit import Pair
+from shadowswitch.learning.head import Request, train
+from shadowswitch.request import ChatView
+from tests.support.conversations import call, result, walk
+
+CANCEL = {"cancel_order": 0.4, "get_order": 0.35, "__no_tool__": 0.25}
+
+
+def asked_then(answer: str) -> ChatView:
+    messages = [
+        {"role": "user", "content": "Cancel ORD-1001 please"},
+        call("get_order", {"order_id": "ORD-1001"}, "c0"),
+        result({"order_id": "ORD-1001", "status": "pending"}, "c0"),
+        {"role": "assistant", "content": "ORD-1001 is pending. Shall I cancel it now?"},
+        {"role": "user", "content": answer},
+    ]
+    return ChatView.parse({"model": "agent", "messages": messages})
+
+
+def test_the_users_answer_to_a_confirmation_is_read() -> None:
+    assert conversation_state(asked_then("Yes, go ahead."))["confirm"] == "yes"
+    assert conversation_state(asked_then("No, leave it."))["confirm"] == "no"
+    assert conversation_state(asked_then("What would that cost?"))["confirm"] == "other"
+    state = conversation_state(asked_then("Yes"))
+    assert state["last_role"] == "user" and state["asked"]
+
+
+def test_a_list_being_walked_is_open_until_every_id_is_looked_up() -> None:
+    assert conversation_state(walk())["open_walks"] == 0  # not begun
+    assert conversation_state(walk("ORD-1001"))["open_walks"] == 1
+    assert conversation_state(walk("ORD-1001", "ORD-1002"))["open_walks"] == 0
+    assert conversation_state(walk("ORD-1001"))["last_role"] == "tool"
+
+
+def confirmations(n: int, seed: int = 0) -> list[Pair]:
+    """The same words ("yes" and "no" read alike to the encoder): only the state tells them apart."""
+    rng = np.random.default_rng(seed)
+    vector = rng.normal(size=16)
+    pairs = []
+    for i in range(n):
+        q = vector + 0.01 * rng.normal(size=16)
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        yes = i % 2 == 0
+        label = "cancel_order" if yes else "__no_tool__"
+        turn: dict[str, Any] = {"last_role": "user", "confirm": "yes" if yes else "no", "asked": True}
+        pairs.append(Pair(i, q, label, CANCEL, label, "none", None, frozenset(), "get_order", False, 1, turn))
+    return pairs
+
+
+def test_the_head_learns_the_write_after_yes_and_a_reply_after_no() -> None:
+    head = train(confirmations(40))
+    vector = confirmations(1, seed=1)[0].vector
+    after_yes = head.predict(Request(vector, CANCEL, last_tool="get_order", step=1, turn={"confirm": "yes"}))
+    after_no = head.predict(Request(vector, CANCEL, last_tool="get_order", step=1, turn={"confirm": "no"}))
+    assert max(after_yes, key=lambda c: after_yes[c]) == "cancel_order"
+    assert max(after_no, key=lambda c: after_no[c]) == "__no_tool__"
+
+
+def test_a_pair_whose_tool_was_shortlisted_away_still_teaches() -> None:
+    """Its choice joins its candidates at zero-shot 0; a tool never offered, or no tool where a
+    call was required, is still no pair."""
+    schema = {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}
+    tools = [
+        {"type": "function", "function": {"name": n, "parameters": schema}} for n in CANCEL if "_" in n[2:]
+    ]
+    request = ChatView.parse({"model": "m", "messages": asked_then("Yes").messages, "tools": tools})
+    ranked = ChoiceTrace(vector=np.ones(4, np.float32).tobytes(), encoder="e", zero_shot={"get_order": 1.0})
+    choice = Choice("tool", "get_order", trace=ranked)
+    row = build_exemplar("t", "d1", request, choice, call("cancel_order", {"order_id": "ORD-1001"}, "c"))
+    assert row is not None and row.zero_shot == {"get_order": 1.0, "cancel_order": 0.0}
+    assert build_exemplar("t", "d2", request, choice, call("refund", {}, "c")) is None

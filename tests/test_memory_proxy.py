@@ -1,0 +1,157 @@
+"""Values copied from the conversation's memory, through the real proxy: real embedded models,
+the openai SDK, a real upstream. An id an earlier tool result listed is copied with its path as
+provenance; a list of ids is walked one call at a time; an array of objects is filled from a
+result's records, or the engine abstains; a value found nowhere is never served."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.support.clients import client, decision
+from tests.support.conversations import call, result
+from tests.support.local_path import policy
+
+pytestmark = pytest.mark.slow
+
+ORDER_ID = {"type": "string", "description": "The order's id, like ORD-1001"}
+
+
+def tool(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
+    parameters = {"type": "object", "properties": properties, "required": list(properties)}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
+GET_ORDER = tool("get_order", "Look up one order by its id", {"order_id": ORDER_ID})
+ITEMS = {
+    "type": "array",
+    "description": "The lines to send back",
+    "items": {
+        "type": "object",
+        "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
+        "required": ["sku", "quantity"],
+    },
+}
+RETURN_ITEMS = tool("return_items", "Send lines of an order back", {"order_id": ORDER_ID, "items": ITEMS})
+REFUND = tool(
+    "issue_refund",
+    "Pay a refund by its code",
+    {"refund_code": {"type": "string", "pattern": "^RF-[0-9]{4}$"}},
+)
+
+
+def step(url: str, messages: list[dict[str, Any]], offered: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """One step of the agent, whose only move is `offered` (tool_choice required): the call and
+    the decision record."""
+    raw = client(url).chat.completions.with_raw_response.create(
+        model="shop-step",
+        messages=messages,  # type: ignore[arg-type]
+        tools=[offered],  # type: ignore[list-item]
+        tool_choice="required",
+        extra_headers={"X-Shadowswitch-Task": "pick_tool"},
+    )
+    return raw, decision(url, raw.headers["x-shadowswitch-decision-id"])
+
+
+def at_path(message: dict[str, Any], path: str) -> Any:
+    """The leaf at `orders[1].id` of a tool message's JSON content."""
+    node: Any = json.loads(message["content"])
+    for part in path.replace("]", "").replace("[", ".").split("."):
+        node = node[int(part)] if part.isdigit() else node[part]
+    return node
+
+
+def listed(*ids: str) -> dict[str, Any]:
+    return {
+        "customer": "C-77",
+        "orders": [{"id": i, "placed": "2027-03-0" + str(n)} for n, i in enumerate(ids, 1)],
+    }
+
+
+def test_an_id_an_earlier_result_listed_is_copied_with_its_path(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = [
+        {"role": "user", "content": "Which orders do I have?"},
+        call("list_orders", {"customer": "C-77"}, "c0"),
+        result(listed("ORD-2741"), "c0"),
+        {"role": "assistant", "content": "You have one order, placed on 1 March."},
+        {"role": "user", "content": "Where is it now?"},
+    ]
+    raw, record = step(url, messages, GET_ORDER)
+    assert raw.headers["x-shadowswitch-path"] == "local"
+    sent = raw.parse().choices[0].message.tool_calls[0]
+    assert json.loads(sent.function.arguments) == {"order_id": "ORD-2741"}
+    source = record["argument_sources"]["order_id"]
+    assert (source["message"], source["role"], source["path"]) == (2, "tool", "orders[0].id")
+    assert at_path(messages[2], source["path"]) == "ORD-2741"
+    assert messages[2]["content"][source["start"] : source["end"]] == "ORD-2741"
+
+
+def test_a_list_of_ids_is_walked_one_call_at_a_time(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = [
+        {"role": "user", "content": "Please check the status of each of my orders."},
+        call("list_orders", {"customer": "C-77"}, "c0"),
+        result(listed("ORD-2741", "ORD-2790", "ORD-2802"), "c0"),
+    ]
+    for n, expected in enumerate(("ORD-2790", "ORD-2802"), 1):
+        previous = listed("ORD-2741", "ORD-2790", "ORD-2802")["orders"][n - 1]["id"]
+        messages += [
+            call("get_order", {"order_id": previous}, f"c{n}"),
+            result({"order_id": previous, "status": "shipped"}, f"c{n}"),
+        ]
+        raw, record = step(url, messages, GET_ORDER)
+        assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+        sent = raw.parse().choices[0].message.tool_calls[0]
+        assert json.loads(sent.function.arguments) == {"order_id": expected}
+        assert record["argument_sources"]["order_id"]["path"] == f"orders[{n}].id"
+
+
+def returned(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    order = {"order": {"order_id": "ORD-2741", "status": "delivered", "lines": lines}}
+    return [
+        {"role": "user", "content": "I want to send back everything from ORD-2741."},
+        call("get_order", {"order_id": "ORD-2741"}, "c0"),
+        result(order, "c0"),
+    ]
+
+
+def test_an_array_of_objects_is_filled_from_a_results_records(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    lines = [
+        {"sku": "LMP-20", "title": "Desk lamp", "quantity": 2},
+        {"sku": "CBL-7", "title": "Cable", "quantity": 1},
+    ]
+    raw, record = step(url, returned(lines), RETURN_ITEMS)
+    assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+    sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+    assert sent == {
+        "order_id": "ORD-2741",
+        "items": [{"sku": "LMP-20", "quantity": 2}, {"sku": "CBL-7", "quantity": 1}],
+    }
+    assert record["argument_sources"]["items"]["path"] == "order.lines[]"
+
+
+def test_records_without_a_required_field_make_it_abstain(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    lines = [{"sku": "LMP-20", "title": "Desk lamp"}, {"sku": "CBL-7", "title": "Cable"}]  # no quantities
+    raw, record = step(url, returned(lines), RETURN_ITEMS)
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    assert record["abstain_reason"] == "missing_value:items"
+
+
+def test_a_value_found_nowhere_is_never_served(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = [
+        {"role": "user", "content": "My return of ORD-2741 arrived, please pay me back."},
+        call("get_order", {"order_id": "ORD-2741"}, "c0"),
+        result({"order_id": "ORD-2741", "status": "returned", "refund": {"amount": 42.5}}, "c0"),
+    ]
+    raw, record = step(url, messages, REFUND)
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    assert record["abstain_reason"] == "missing_value:refund_code"
