@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from shadowswitch.answers.validate import normalise
+from shadowswitch.request import normalise
 
 NO_TOOL = "__no_tool__"
 TEXT = "__text__"

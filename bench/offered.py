@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shadowswitch.answers.validate import normalise
-from shadowswitch.request import ChatView
+from shadowswitch.request import ChatView, normalise
 
 
 def offered_values(engine: Any, view: ChatView, tool: str, choice: Any) -> dict[str, list[Any]]:

@@ -21,14 +21,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bench.arguments_eval import Item, bfcl, helpdesk, travel
-from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.local.arguments.memory import MemoryReader
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, offers
 from shadowswitch.engines.local.arguments.recall import MARGIN, SERVE
 from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.learning.values import fit
-from shadowswitch.request import ChatView
+from shadowswitch.request import ChatView, normalise
 
 Example = tuple[list[dict[str, float]], int, int]  # features (with `base`), -1, the upstream's index
 

@@ -9,9 +9,10 @@ import numpy as np
 
 from shadowswitch.engines.base import Choice, ChoiceTrace
 from shadowswitch.engines.local.conversation_state import conversation_state
+from shadowswitch.engines.local.learned_state import Request
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Pair
-from shadowswitch.learning.head import Request, train
+from shadowswitch.learning.head import train
 from shadowswitch.request import ChatView
 from tests.support.conversations import call, result, walk
 

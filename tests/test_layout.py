@@ -296,9 +296,9 @@ def test_tests_share_helpers_only_through_tests_support() -> None:
 # module grows past 300 only by being listed here in review, and shrinks by being split.
 LONG_MODULES = {
     "shadowswitch/policy/models.py": 550,
-    "shadowswitch/engines/local/decider.py": 400,
+    "shadowswitch/engines/local/decider.py": 430,
     "shadowswitch/engines/local/arguments/filler.py": 375,
-    "shadowswitch/learning/head.py": 350,
+    "shadowswitch/learning/head.py": 375,
     "shadowswitch/proxy/pipeline.py": 350,
     "shadowswitch/server/app.py": 350,
     "shadowswitch/engines/local/arguments/features.py": 350,

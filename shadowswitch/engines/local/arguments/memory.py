@@ -27,13 +27,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from shadowswitch.answers.validate import normalise
 from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.results import _lines, _span
 from shadowswitch.engines.local.arguments.today import CLOCK, Today, fixed_dates, other_day
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.runtime.lru import LRU
-from shadowswitch.request import ChatView, message_text
+from shadowswitch.request import ChatView, message_text, normalise
 
 Leaf = str | int | float
 SPECIFIC = ("number", "percent", "wordnum", "date", "quoted", "name", "ident", "currency", "place")
