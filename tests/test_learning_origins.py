@@ -198,7 +198,7 @@ def test_a_proxy_learns_an_unreliable_origin_and_abstains_there_only(
 
     send_paced(url, "helpdesk", ask, [text for text, _ in train])
 
-    learned = cli(db_url, tmp_path / "policies", "helpdesk")
+    learned = cli(db_url, tmp_path / "policies0", "helpdesk")
     assert learned["unreliable"] == {UNLOCK: {"username": ["text:last_user"]}}, learned
     assert learned["status"] == "promoted", learned
     change = {"mode": "canary", "percent": 100}

@@ -79,7 +79,7 @@ def test_a_value_ranking_is_learned_and_serves_the_upstreams_value(
 
     send_paced(url, "desk", partial(ask, client), [text for text, _ in train])
 
-    learned = cli(db_url, tmp_path / "policies", "desk")
+    learned = cli(db_url, tmp_path / "policies0", "desk")
     assert learned["status"] == "promoted", learned
     assert list(learned["rankings"]) == [LOOKUP] and list(learned["rankings"][LOOKUP]) == ["name"], learned
     change = {"mode": "canary", "percent": 100}

@@ -82,7 +82,7 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
 
     send_paced(url, "travel", partial(ask, client), [text for text, _ in train])
 
-    learned = cli(db_url, tmp_path / "policies", "travel")
+    learned = cli(db_url, tmp_path / "policies0", "travel")
     assert learned["status"] == "promoted", learned
     assert learned["transforms"] == {WEATHER: {"city": "region"}}, learned  # not the time's: half rewritten
     change = {"mode": "canary", "percent": 100}
@@ -132,5 +132,5 @@ def test_a_consistent_rewrite_is_learned_and_served_with_its_provenance(
     assert unknown.name == WEATHER and unknown.abstain_reason == "missing_value:city", unknown
     assert not unknown.arguments, unknown
 
-    assert cli(db_url, tmp_path / "policies", "rollback", "travel")["served_version"] == 0
+    assert cli(db_url, tmp_path / "policies0", "rollback", "travel")["served_version"] == 0
     eventually(lambda: served.get("travel") is None, timeout_s=10)  # rollback drops the transform

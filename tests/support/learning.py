@@ -37,13 +37,21 @@ def cli(db_url: str, policies: Path, *args: str) -> dict[str, Any]:
     return result
 
 
-def shadow_policy(task: str, replay: str, target: float = 0.9) -> dict[str, Any]:
-    """A task type in shadow behind the replay upstream, learning, with the fast scorer."""
+def shadow_policy(task: str, replay: str, target: float = 0.9, certify: bool = False) -> dict[str, Any]:
+    """A task type in shadow behind the replay upstream, learning, with the fast scorer. These
+    tests judge what is learned, so promotion is the utility test's (`certify: false`);
+    certified serving has tests of its own (test_certified_serving.py)."""
     return {
         "task_type": task,
         "upstream": {"model": "openai/replay", "api_base": replay + "/v1", "timeout_s": 10},
         "rollout": {"mode": "shadow"},
-        "engine": {**ROOMY, "scorer": "embedding", "target_agreement": target, "learn": True},
+        "engine": {
+            **ROOMY,
+            "scorer": "embedding",
+            "target_agreement": target,
+            "learn": True,
+            "certify": certify,
+        },
     }
 
 
