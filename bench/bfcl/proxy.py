@@ -38,7 +38,12 @@ def task_name(scorer: str, default_thresholds: bool = False) -> str:
 def policy_for(scorer: str, default_thresholds: bool) -> dict[str, Any]:
     """A canary-100% policy whose engine uses `scorer`; thresholds 0 and a roomy time budget
     unless asked otherwise (the policy's defaults)."""
-    engine: dict[str, Any] = {"scorer": scorer, "candidates": "tools", "allow_no_tool": True}
+    engine: dict[str, Any] = {
+        "scorer": scorer,
+        "candidates": "tools",
+        "allow_no_tool": True,
+        "certify": False,
+    }
     if not default_thresholds:
         # Every case decided, however long it takes: the quality measured is the engine's, not
         # the machine's (a busy machine would turn slow decisions into `time_budget` abstentions).

@@ -45,7 +45,7 @@ def write_policy(folder: Path) -> None:
                 "require": {"agreement": 0.5, "valid": 1.0},
             },
         },
-        "engine": {"scorer": "embedding", "min_confidence": 0, "min_margin": 0},
+        "engine": {"scorer": "embedding", "min_confidence": 0, "min_margin": 0, "certify": False},
         "breaker": {"consecutive_failures": FAILURES, "reprobe_after_s": 3600},
     }
     (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy))

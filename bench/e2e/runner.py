@@ -127,7 +127,10 @@ def _proxy(
     needs_local = bool({"shadow", "local"} & set(config.conditions))
     with tempfile.TemporaryDirectory(prefix="ss-e2e-") as tmp:
         # compare_percent 0: at 100% local the upstream answers only what the engine leaves to it
-        policies = write_policies(Path(tmp) / "policies", upstream_settings(model, f"{upstream_url}/v1"), 0)
+        # `local` measures the engine serving the prior: no certificate to wait for
+        policies = write_policies(
+            Path(tmp) / "policies", upstream_settings(model, f"{upstream_url}/v1"), 0, False
+        )
         db = f"sqlite:///{tmp}/e2e.db"
         settings = Settings(db_url=db, policies=policies, load_models=needs_local)
         with serving(create_app(settings, local_factory=local_factory if needs_local else None)) as url:

@@ -29,7 +29,7 @@ def write_policies(folder: Path, stub_url: str) -> None:
     policy = {
         "task_type": TOOLS_TASK,
         "rollout": {"mode": "canary", "percent": 100},
-        "engine": {"min_confidence": 0.0, "min_margin": 0.0},
+        "engine": {"min_confidence": 0.0, "min_margin": 0.0, "certify": False},
         "breaker": {"consecutive_failures": 1000},
     }
     (folder / f"{TOOLS_TASK}.yaml").write_text(yaml.safe_dump(policy))

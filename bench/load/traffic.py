@@ -45,7 +45,7 @@ TOOLS = [
 def policies() -> list[dict[str, Any]]:
     """Three task types, chosen by header; everything else passes through to the default upstream."""
     never_revert = {"consecutive_failures": 1000, "reprobe_after_s": 0}  # the most a policy allows
-    engine = {"scorer": "embedding", "min_confidence": 0, "min_margin": 0}  # always answer locally
+    engine = {"scorer": "embedding", "min_confidence": 0, "min_margin": 0, "certify": False}  # always local
     return [
         {
             "task_type": LOCAL_TASK,

@@ -69,7 +69,7 @@ def write_policies(folder: Path, upstream_v1: str, time_budget_ms: int | None = 
         "description": "Local engine scaling benchmark.",
         "match": {"model": TASK},
         "rollout": {"mode": "canary", "percent": 100, "compare_percent": 0},
-        "engine": {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0}
+        "engine": {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0, "certify": False}
         | ({"time_budget_ms": time_budget_ms} if time_budget_ms else {}),
         "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
     }

@@ -59,8 +59,11 @@ def upstream_settings(upstream: str, api_base: str | None) -> dict[str, Any]:
     return {"model": upstream, "timeout_s": 120}  # LiteLLM finds the provider's key in its env var
 
 
-def write_policies(directory: Path, upstream: dict[str, Any], compare_percent: float = 10) -> Path:
-    """One task type, `travel`, for the agent's model name; mode off until the demo flips it."""
+def write_policies(
+    directory: Path, upstream: dict[str, Any], compare_percent: float = 10, certify: bool = True
+) -> Path:
+    """One task type, `travel`, for the agent's model name; mode off until the demo flips it.
+    `certify: false` serves the prior at once (the e2e benchmark measures the engine's speed)."""
     directory.mkdir(parents=True, exist_ok=True)
     defaults = {"upstream": upstream}
     policy = {
@@ -73,7 +76,7 @@ def write_policies(directory: Path, upstream: dict[str, Any], compare_percent: f
         # no outcome of the task set for the better (docs/e2e.md)
         # target 95%: its shadow passes give a few hundred pairs, and a region is certified at 95%
         # on about 60 clean served pairs (97%: about 100; docs/learning.md#certified-serving)
-        "engine": {"model": "embedded", "scorer": "embedding", "target_agreement": 0.95},
+        "engine": {"model": "embedded", "scorer": "embedding", "target_agreement": 0.95, "certify": certify},
         # reprobe_after_s 0: after a trip the task type stays generative until a person acts
         "breaker": {"consecutive_failures": 3, "reprobe_after_s": 0},
         "feedback": {"tool_error_regex": r"^error:"},
