@@ -14,7 +14,7 @@ from shadowswitch.rollouts.breaker import (
     on_tick,
     reset,
 )
-from shadowswitch.rollouts.states import Circuit
+from shadowswitch.states import Circuit
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 CONFIG = Breaker(

@@ -24,8 +24,8 @@ from shadowswitch.api.responses import (
     RolloutOut,
 )
 from shadowswitch.rollouts.ramp_status import ramp_json
-from shadowswitch.rollouts.states import AuditKind, Circuit, RolloutMode
 from shadowswitch.rollouts.store.rows import aggregate
+from shadowswitch.states import AuditKind, Circuit, RolloutMode
 from shadowswitch.store.tables import AuditEvent, Decision, Rollout
 
 AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

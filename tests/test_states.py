@@ -7,7 +7,7 @@ from typing import get_args
 
 from shadowswitch.api.schemas import RampCommand, RolloutChange
 from shadowswitch.policy.models import Mode
-from shadowswitch.rollouts.states import Circuit, DecisionPath, RampAction, RolloutMode, Route
+from shadowswitch.states import Circuit, DecisionPath, RampAction, RolloutMode, Route
 
 
 def test_the_policy_and_the_api_accept_exactly_the_enum_values() -> None:

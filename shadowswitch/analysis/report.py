@@ -13,7 +13,7 @@ from shadowswitch.analysis.pricing import call_cost
 from shadowswitch.analysis.stats import Rate, difference, percentiles, rate
 from shadowswitch.analysis.verdict import Counts, Evidence, verdict_for
 from shadowswitch.answers.messages import call_of
-from shadowswitch.rollouts.states import DecisionPath
+from shadowswitch.states import DecisionPath
 from shadowswitch.store.tables import Decision, Rollout
 
 PATHS: tuple[str, ...] = tuple(DecisionPath)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from shadowswitch.rollouts.ramp_status import ramp_json
-from shadowswitch.rollouts.states import RampState
 from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.rollouts.store.rows import aggregate, as_utc
+from shadowswitch.states import RampState
 from shadowswitch.store.tables import AuditEvent, Decision, Rollout
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from shadowswitch.engines.base import Choice
 from shadowswitch.policy.models import Action, Policy, Upstream
 from shadowswitch.redact import Redactor, default_redactor, redact_strings
 from shadowswitch.request import ChatView
-from shadowswitch.rollouts.states import Route
+from shadowswitch.states import Route
 from shadowswitch.store.tables import Decision
 
 

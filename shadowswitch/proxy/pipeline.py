@@ -47,8 +47,8 @@ from shadowswitch.request import ChatView
 from shadowswitch.rollouts.breaker import counts_as
 from shadowswitch.rollouts.routing import choose_route, conversation_key, hash_key, should_compare
 from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
-from shadowswitch.rollouts.states import DecisionPath, RolloutMode, Route
 from shadowswitch.rollouts.store.live import LiveRollouts
+from shadowswitch.states import DecisionPath, RolloutMode, Route
 from shadowswitch.store.recorder import DecisionRecorder
 from shadowswitch.store.tables import Decision
 

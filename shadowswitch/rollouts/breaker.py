@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from shadowswitch.policy.models import Breaker
-from shadowswitch.rollouts.states import BreakerTransition, Circuit
+from shadowswitch.states import BreakerTransition, Circuit
 
 FAILURES = {
     "invalid": "invalid output",

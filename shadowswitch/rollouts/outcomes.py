@@ -28,10 +28,10 @@ from shadowswitch.policy.models import Breaker, Policy, PolicySet
 from shadowswitch.request import ChatView
 from shadowswitch.rollouts.breaker import counts_as
 from shadowswitch.rollouts.feedback import Feedback
-from shadowswitch.rollouts.states import BreakerTransition, Circuit, DecisionPath
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.rollouts.store.repository import Change, RolloutRepository, Written
 from shadowswitch.rollouts.store.rows import aggregate, as_row
+from shadowswitch.states import BreakerTransition, Circuit, DecisionPath
 from shadowswitch.store.tables import Decision, utcnow
 
 if TYPE_CHECKING:

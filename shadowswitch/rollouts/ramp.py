@@ -23,7 +23,7 @@ from typing import Any
 from shadowswitch.analysis.sequential import confidence_sequence
 from shadowswitch.analysis.verdict import Counts, success_comparison
 from shadowswitch.policy.models import Ramp
-from shadowswitch.rollouts.states import RampAction, RampOutcome, RampState, RolloutMode
+from shadowswitch.states import RampAction, RampOutcome, RampState, RolloutMode
 
 RUNNING, PAUSED, HELD, REVERTED, ABORTED, DONE = "running", "paused", "held", "reverted", "aborted", "done"
 STOPPED = (RampState.PAUSED, RampState.HELD, RampState.REVERTED)  # a person may resume these

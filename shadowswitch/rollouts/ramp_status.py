@@ -6,7 +6,7 @@ from typing import Any
 
 from shadowswitch.rollouts.ramp import Check, next_step, position, steps_done
 from shadowswitch.rollouts.rollout import Rollout
-from shadowswitch.rollouts.states import RampState
+from shadowswitch.states import RampState
 
 
 def ramp_json(rollout: Rollout, check: Check | None = None) -> dict[str, Any] | None:

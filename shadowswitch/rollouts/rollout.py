@@ -39,7 +39,7 @@ from shadowswitch.rollouts.ramp import (
     steps_text,
 )
 from shadowswitch.rollouts.routing import RolloutView
-from shadowswitch.rollouts.states import (
+from shadowswitch.states import (
     AuditKind,
     BreakerTransition,
     Circuit,

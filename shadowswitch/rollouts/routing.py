@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 from shadowswitch.request import ChatView
-from shadowswitch.rollouts.states import Circuit, RolloutMode, Route
+from shadowswitch.states import Circuit, RolloutMode, Route
 
 
 @dataclass(frozen=True)

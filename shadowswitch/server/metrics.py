@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from shadowswitch.analysis.report import reason_kind
-from shadowswitch.rollouts.states import BreakerTransition, Circuit, RolloutMode
+from shadowswitch.states import BreakerTransition, Circuit, RolloutMode
 from shadowswitch.store.tables import Decision, Rollout
 
 BREAKER_STATES = tuple(Circuit)

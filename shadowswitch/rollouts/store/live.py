@@ -19,9 +19,9 @@ import anyio
 
 from shadowswitch.policy.models import PolicySet
 from shadowswitch.rollouts.routing import RolloutView
-from shadowswitch.rollouts.states import Circuit, RampState, RolloutMode
 from shadowswitch.rollouts.store.repository import Change, RolloutRepository, Written
 from shadowswitch.rollouts.store.rows import as_utc
+from shadowswitch.states import Circuit, RampState, RolloutMode
 from shadowswitch.store.tables import Rollout
 
 log = logging.getLogger(__name__)

@@ -25,9 +25,9 @@ from shadowswitch.policy.models import Breaker, Policy
 from shadowswitch.rollouts.ramp import Check, StepEvidence
 from shadowswitch.rollouts.ramp_status import ramp_json
 from shadowswitch.rollouts.rollout import Changed, Event, Rollout
-from shadowswitch.rollouts.states import BreakerTransition, Circuit, RampOutcome, RampState
 from shadowswitch.rollouts.store.evidence import step_evidence
 from shadowswitch.rollouts.store.rows import aggregate, as_row, columns
+from shadowswitch.states import BreakerTransition, Circuit, RampOutcome, RampState
 from shadowswitch.store.tables import AuditEvent, utcnow
 from shadowswitch.store.tables import Rollout as RolloutRow
 

@@ -1,4 +1,5 @@
-"""The rollout domain's names: modes, breaker and ramp states, events and paths, one enum each.
+"""The names every domain shares: rollout modes, breaker and ramp states, events and decision paths,
+one enum each.
 
 Each is a `StrEnum`, so a member is the very string stored in the database and sent on the wire;
 rows read back hold plain strings, which compare equal to the members.
