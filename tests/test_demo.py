@@ -53,7 +53,7 @@ def test_the_quick_demo_in_chinese_serves_locally_and_trips_the_breaker(tmp_path
 def test_the_demo_reaches_the_cli_as_a_plugin_entry_point() -> None:
     """The lab's project (bench/pyproject.toml, installed by `make lab`) registers `demo` in the
     `shadowswitch.cli` group; the product never imports it, and its wheel does not ship it."""
-    project = tomllib.loads((ROOT / "lab" / "pyproject.toml").read_text())
+    project = tomllib.loads((ROOT / "bench" / "pyproject.toml").read_text())
     target = project["project"]["entry-points"]["shadowswitch.cli"]["demo"]
     module, _, name = target.partition(":")
     app = getattr(__import__(module, fromlist=[name]), name)

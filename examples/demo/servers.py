@@ -76,7 +76,14 @@ def write_policies(
         # no outcome of the task set for the better (docs/e2e.md)
         # target 95%: its shadow passes give a few hundred pairs, and a region is certified at 95%
         # on about 60 clean served pairs (97%: about 100; docs/learning.md#certified-serving)
-        "engine": {"model": "embedded", "scorer": "embedding", "target_agreement": 0.95, "certify": certify},
+        # time_budget_ms 1000: the agent, its upstream and the engine share one machine's cores here
+        "engine": {
+            "model": "embedded",
+            "scorer": "embedding",
+            "target_agreement": 0.95,
+            "certify": certify,
+            "time_budget_ms": 1000,
+        },
         # reprobe_after_s 0: after a trip the task type stays generative until a person acts
         "breaker": {"consecutive_failures": 3, "reprobe_after_s": 0},
         "feedback": {"tool_error_regex": r"^error:"},
