@@ -222,15 +222,14 @@ class Story:
             "conversation (it never invents one),\nso it sends city names, the tool answers with an error, "
             "and the breaker counts the failures."
         )
-        self.stage(
-            "5. agent v2 (broken flight search)",
-            proxy,
-            "v2",
-            flight_tasks(self.config.tasks, self.task_set),
-            tools="v2",
-        )
-        rollout = self.get(f"/v1/shadowswitch/rollouts/{TASK_TYPE}")
-        breaker = rollout["breaker"]
+        picked = flight_tasks(self.config.tasks, self.task_set)
+        self.stage("5. agent v2 (broken flight search)", proxy, "v2", picked, tools="v2")
+        rest = [task for task in flight_tasks(0, self.task_set) if task not in picked]
+        if self._breaker()["state"] != "open" and rest:
+            # a short run on a busy machine may serve too few flight searches locally for three
+            # failures in a row: the broken agent goes on with its other flight tasks
+            self.stage("5b. agent v2, its other flight tasks", proxy, "v2b", rest, tools="v2")
+        breaker = self._breaker()
         colour = "red" if breaker["state"] == "open" else "yellow"
         say(
             f"breaker: [{colour}]{breaker['state']}[/{colour}] — {TASK_TYPE} is served "
@@ -247,6 +246,10 @@ class Story:
             say("[yellow]the breaker did not trip in this run[/yellow]")
             if self.config.lang == "zh":  # the local path hands most Chinese steps back
                 say("[dim]in Chinese the local engine serves too few steps for that (docs/chinese.md)[/dim]")
+
+    def _breaker(self) -> dict[str, Any]:
+        breaker: dict[str, Any] = self.get(f"/v1/shadowswitch/rollouts/{TASK_TYPE}")["breaker"]
+        return breaker
 
     def finale(self) -> None:
         say = self.console.print
