@@ -11,15 +11,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def quick_demo(
-    workdir: Path, tasks: int, *more: str, latency: str = "0.05-0.1", error_rate: str = "0"
+    workdir: Path,
+    tasks: int,
+    *more: str,
+    latency: str = "0.05-0.1",
+    error_rate: str = "0",
+    trips: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """The demo's story with `tasks` tasks a stage (0: the whole set) and a fast simulated upstream;
-    its policies and database stay in `workdir`. Asserts it exits 0 and the breaker tripped."""
+    its policies and database stay in `workdir`. Asserts it exits 0 and, with `trips`, that the
+    breaker tripped."""
     quick = ["--once", "--tasks", str(tasks), "--latency", latency, "--error-rate", error_rate]
     quick += ["--concurrency", "4", "--port", "0", *more]
     command = [sys.executable, "-m", "examples.demo.cli", *quick, "--workdir", str(workdir)]
     env = {**os.environ, "COLUMNS": "160"}
     out = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=ROOT, env=env)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert "dashboard:" in out.stdout and "breaker tripped" in out.stdout + out.stderr
+    assert "dashboard:" in out.stdout
+    assert not trips or "breaker tripped" in out.stdout + out.stderr, out.stdout[-3000:]
     return out
