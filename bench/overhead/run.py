@@ -55,7 +55,7 @@ class OverheadConfig:
 
 
 def target_list(config: OverheadConfig) -> tuple[list[Target], dict[str, str]]:
-    chosen = [Target("direct", "direct")]
+    chosen = [Target("direct", "direct"), Target("floor", "floor")]
     chosen += [Target(f"shadowswitch-{w}w", "shadowswitch", w) for w in config.workers]
     if config.keys:
         chosen += [
@@ -85,6 +85,10 @@ def serving(
         return
     port = free_port()
     url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    if target.kind == "floor":
+        with targets.floor(workdir, upstream_v1, port) as server:
+            yield url, server, targets.PROXY_KEY
+        return
     if target.kind == "shadowswitch":
         with targets.shadowswitch(workdir, upstream_v1, port, target.workers, key=target.key) as (
             server,
@@ -142,7 +146,8 @@ def add_overheads(cells: list[dict[str, Any]]) -> None:
 
 
 def summarise(cells: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
-    """shadowswitch (one worker) against LiteLLM's proxy: the goal is ≤ 0.5× latency, ≥ 2× throughput."""
+    """shadowswitch (one worker) against the floor (goal: ≤ 1.1× its added latency, ≥ 0.95× its
+    throughput) and LiteLLM's proxy (goal: ≤ 0.5× latency, ≥ 2× throughput)."""
     out: dict[str, Any] = {}
     for stream in (False, True):
         key = "stream" if stream else "non_stream"
@@ -164,6 +169,13 @@ def summarise(cells: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
         if ours_max and theirs_max and theirs_max["throughput_rps"]:
             ratio = ours_max["throughput_rps"] / theirs_max["throughput_rps"]
             entry["throughput_ratio_vs_litellm_proxy"] = round(ratio, 2)
+        floor, floor_max = cell("floor", 1), cell("floor", concurrency)
+        if ours and floor and ours["added_p50_ms"] is not None and floor["added_p50_ms"]:
+            entry["added_p50_ratio_vs_floor"] = round(ours["added_p50_ms"] / floor["added_p50_ms"], 2)
+        if ours_max and floor_max and floor_max["throughput_rps"]:
+            entry["throughput_ratio_vs_floor"] = round(
+                ours_max["throughput_rps"] / floor_max["throughput_rps"], 2
+            )
         if ours_max and two and ours_max["throughput_rps"]:
             entry["two_worker_scaling"] = round(two["throughput_rps"] / ours_max["throughput_rps"], 2)
         out[key] = entry
@@ -215,6 +227,7 @@ def run_overhead(config: OverheadConfig) -> dict[str, Any]:
             "requests": {str(c): config.count(c) for c in config.concurrencies},
             "quick": config.quick,
             "client": "aiohttp, closed loop, in the benchmark's own process",
+            "floor": "bare FastAPI, one route awaiting litellm.acompletion (bench/overhead/floor.py)",
             "shadowswitch": "serve --no-models, a mode-off policy matched by model, SQLite records",
         },
         "skipped": skipped,
@@ -267,7 +280,7 @@ def print_table(results: dict[str, Any]) -> None:
             str(c["errors"]),
         )
     console.print(table)
-    console.print(f"summary (shadowswitch 1 worker vs LiteLLM proxy): {results['summary']}")
+    console.print(f"summary (shadowswitch 1 worker vs the floor and LiteLLM proxy): {results['summary']}")
 
 
 def _num(value: float | None) -> str:

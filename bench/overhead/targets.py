@@ -1,4 +1,5 @@
-"""The servers measured, each started in front of the same upstream: shadowswitch and LiteLLM's proxy."""
+"""The servers measured, each started in front of the same upstream: the floor (bare FastAPI and
+LiteLLM), shadowswitch and LiteLLM's proxy."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ TASK = "bench"  # the policy the pass-through requests match (by model), in mode
 @dataclass(frozen=True)
 class Target:
     name: str
-    kind: str  # direct | shadowswitch | litellm-proxy
+    kind: str  # direct | floor | shadowswitch | litellm-proxy
     workers: int = 1
     key: str | None = (
         None  # shadowswitch only: None (no keys), "plain" (a key), "rpm" (a key with a rate limit)
@@ -88,6 +89,14 @@ def shadowswitch(
     log = workdir / f"shadowswitch-{workers}w{'-key-' + key if key else ''}.log"
     with started(cmd, f"http://127.0.0.1:{port}/readyz", log, bench_env(source)) as server:
         yield server, bearer
+
+
+@contextmanager
+def floor(workdir: Path, upstream_v1: str, port: int) -> Iterator[Server]:
+    """`bench.overhead.floor`: a bare FastAPI route calling `litellm.acompletion`, one worker."""
+    cmd = [sys.executable, "-m", "bench.overhead.floor", "--port", str(port), "--upstream", upstream_v1]
+    with started(cmd, f"http://127.0.0.1:{port}/v1/models", workdir / "floor.log", bench_env()) as server:
+        yield server
 
 
 PROXY_PYTHON_ENV = "SHADOWSWITCH_BENCH_LITELLM_PYTHON"
