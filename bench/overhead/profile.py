@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.bfcl.proxy import free_port
 from bench.overhead import targets
 from bench.overhead.load import run_load
-from bench.overhead.processes import started
+from bench.overhead.processes import Server, started
 
 
 def main() -> None:
@@ -25,6 +27,7 @@ def main() -> None:
     parser.add_argument("--py-spy", default="py-spy")
     parser.add_argument("--out", type=Path, default=Path("docs/overhead-flame.svg"))
     parser.add_argument("--stream", action="store_true")
+    parser.add_argument("--floor", action="store_true", help="the floor (bench/overhead/floor.py) instead")
     parser.add_argument("--requests", type=int, default=1500)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--format", default="flamegraph", help="py-spy's format: flamegraph, speedscope, raw")
@@ -38,7 +41,7 @@ def main() -> None:
         cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up)]
         with started(cmd, f"http://127.0.0.1:{up}/v1/models", workdir / "upstream.log"):
             port = free_port()
-            with targets.shadowswitch(workdir, f"http://127.0.0.1:{up}/v1", port, 1) as (server, _):
+            with _server(args.floor, workdir, f"http://127.0.0.1:{up}/v1", port) as server:
                 url = f"http://127.0.0.1:{port}/v1/chat/completions"
                 asyncio.run(run_load(url, args.stream, args.concurrency, 100))  # warm-up
                 spy = subprocess.Popen(
@@ -61,6 +64,16 @@ def main() -> None:
                 spy.send_signal(2)  # SIGINT: py-spy writes its output and exits
                 spy.wait(timeout=60)
     print(f"{sample.throughput:.1f} req/s, {sample.errors} errors; profile in {args.out}")
+
+
+@contextlib.contextmanager
+def _server(floor: bool, workdir: Path, upstream_v1: str, port: int) -> Iterator[Server]:
+    if floor:
+        with targets.floor(workdir, upstream_v1, port) as server:
+            yield server
+        return
+    with targets.shadowswitch(workdir, upstream_v1, port, 1) as (server, _):
+        yield server
 
 
 if __name__ == "__main__":

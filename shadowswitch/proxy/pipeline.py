@@ -50,7 +50,7 @@ from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.states import DecisionPath, RolloutMode, Route
 from shadowswitch.store.recorder import DecisionRecorder
-from shadowswitch.store.tables import Decision
+from shadowswitch.store.tables import new_decision
 
 if TYPE_CHECKING:
     from shadowswitch.server.metrics import Metrics
@@ -120,7 +120,7 @@ class Pipeline:
         route: Route = choose_route(task, key, view) if task and view else Route.GENERATIVE
         if route == Route.LOCAL and not self._local_serves(policy):
             route = Route.GENERATIVE  # models not loaded (yet): serve, and say so in the record
-        decision = Decision(
+        decision = new_decision(
             id=uuid.uuid4().hex,
             task_type=task or UNCLASSIFIED,
             path=DecisionPath.GENERATIVE,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -112,6 +113,7 @@ class Metrics:
             registry=self.registry,
         )
         self._outage_metrics()
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}  # observe()'s, by label values
 
     def _outage_metrics(self) -> None:
         """What a database outage leaves behind: the spool, and breaker events held in memory."""
@@ -144,10 +146,15 @@ class Metrics:
 
     def observe(self, decision: Decision) -> None:
         labels = (decision.task_type, decision.path)
-        self.requests.labels(*labels, str(decision.status_code)).inc()
+        counted = (*labels, decision.status_code)
+        children = self._children.get(counted)
+        if children is None:  # labels() takes a lock and builds its key: once per label set
+            children = self.requests.labels(*labels, str(decision.status_code)), self.latency.labels(*labels)
+            self._children[counted] = children
+        children[0].inc()
         if decision.key_name:  # as many label values as keys made: bounded by the operators
             self.key_requests.labels(decision.key_name, *labels).inc()
-        self.latency.labels(*labels).observe(decision.latency_ms / 1000)
+        children[1].observe(decision.latency_ms / 1000)
         if decision.valid is False:
             self.invalid.labels(*labels).inc()
         if decision.abstain_reason:

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 Item = dict[str, Any]
 DECISIONS: Table = Decision.__table__  # type: ignore[attr-defined]
 TOOL_CALLS: Table = ToolCall.__table__  # type: ignore[attr-defined]
+COLUMNS = tuple(c.name for c in DECISIONS.columns)
 
 
 @dataclass
@@ -43,7 +44,8 @@ def encode(op: Insert | Update) -> Item:
     """The write as plain data, read off the decision now (later changes go through updates)."""
     if isinstance(op, Update):
         return {"update": op.decision_id, "fields": dict(op.fields)}
-    row = {c.name: getattr(op.decision, c.name) for c in DECISIONS.columns}
+    values = op.decision.__dict__  # what is set is there; what is not (expired) is read as usual
+    row = {name: values[name] if name in values else getattr(op.decision, name) for name in COLUMNS}
     return {"insert": row, "calls": list(op.tool_call_ids), "at": utcnow()}
 
 
