@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from shadowswitch.api.deps import AgentDep, AppState, StateDep
+from shadowswitch.api.deps import AppState, StateDep, require_agent
 from shadowswitch.api.responses import ModelCard, ModelList
 from shadowswitch.api.schemas import check_chat, openapi_body, parse_json
 from shadowswitch.proxy.exchange import Incoming, Reply
@@ -15,7 +15,11 @@ router = APIRouter()
 
 
 @router.post("/v1/chat/completions", openapi_extra={"requestBody": openapi_body(ChatRequest)})
-async def chat_completions(request: Request, state: StateDep, caller: AgentDep) -> Response:
+async def chat_completions(request: Request) -> Response:
+    # The app's state and the key check called here, not as FastAPI dependencies: the same
+    # order (the key before the body is read) without solving them on every request.
+    state: AppState = request.app.state.shadowswitch
+    caller = await require_agent(request, state)
     settings = state.settings
     data = parse_json(await request.body(), settings.max_body_bytes, settings.max_json_depth)
     body = validated(ChatRequest, data)

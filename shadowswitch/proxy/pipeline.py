@@ -91,7 +91,7 @@ class Pipeline:
     async def handle(self, incoming: Incoming) -> Reply:
         ctx = self._context(incoming)
         self.inflight.track_request()
-        if self.outcomes:
+        if self.outcomes and ctx.request.tool_results:  # no task when there is nothing to judge
             self.spawn(self.outcomes.observe_request(ctx.request, ctx.policy))
         try:
             if ctx.route == Route.LOCAL and ctx.policy is not None:

@@ -9,6 +9,7 @@ writes keep their order, so an update always follows its insert.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -121,11 +122,14 @@ def _insert_ignoring(connection: Connection, table: Table) -> Any:
 
 def _revive(table: Table, values: dict[str, Any]) -> dict[str, Any]:
     """Timestamps come back from the spool's JSON as text."""
-    return {key: _timestamp(value) if _is_time(table, key) else value for key, value in values.items()}
+    times = _time_columns(table)
+    return {key: _timestamp(value) if key in times else value for key, value in values.items()}
 
 
-def _is_time(table: Table, key: str) -> bool:
-    return key in table.c and isinstance(table.c[key].type, DateTime)
+@functools.cache
+def _time_columns(table: Table) -> frozenset[str]:
+    """Looked up once per table: per row and column it was half the cost of a batch write."""
+    return frozenset(c.name for c in table.columns if isinstance(c.type, DateTime))
 
 
 def _timestamp(value: Any) -> Any:
