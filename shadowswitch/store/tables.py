@@ -56,6 +56,17 @@ class Decision(SQLModel, table=True):
     prompt: str | None = Field(default=None, sa_column=Column(Text))  # only with store_prompts, capped
     key_name: str | None = Field(default=None, max_length=64, index=True)  # the agent key's name, not the key
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A decision no session has seen (the request's own, until it is encoded) has no history
+        # to keep: its fields go straight into its dict, not through SQLModel's `__setattr__`
+        # (SQLAlchemy's event, then pydantic's), which cost more than its construction.
+        state = self.__dict__.get("_sa_instance_state")
+        if state is not None and state.transient and name in _DEFAULTS:
+            self.__dict__[name] = value
+            self.__pydantic_fields_set__.add(name)
+            return
+        super().__setattr__(name, value)
+
 
 def new_decision(**values: Any) -> Decision:
     """`Decision(**values)` for the request path, at a tenth of the cost: SQLModel's constructor
