@@ -2,6 +2,7 @@
 
     git archive main | tar -x -C /tmp/base
     python -m bench.overhead.ab --base /tmp/base --rounds 3
+    python -m bench.overhead.ab --floor --rounds 5     # this checkout against the floor
 
 One upstream (20 ms, a process of its own); then, round after round, `shadowswitch serve
 --no-models` from each checkout in turn (this one, and --base), each loaded streamed and not.
@@ -14,26 +15,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.bfcl.proxy import free_port
 from bench.overhead import targets
 from bench.overhead.load import run_load
-from bench.overhead.processes import cpu_seconds, started
+from bench.overhead.processes import Server, cpu_seconds, started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--base", type=Path, required=True, help="the checkout to compare with")
+    parser.add_argument("--base", type=Path, help="the checkout to compare with")
+    parser.add_argument("--floor", action="store_true", help="compare with the floor (floor.py) instead")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=400, help="per mode and round")
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    checkouts = {"base": args.base.resolve(), "this": targets.ROOT}
+    if args.base is None and not args.floor:
+        parser.error("give --base or --floor")
+    checkouts = {"floor" if args.floor else "base": None if args.floor else args.base.resolve()}
+    checkouts["this"] = targets.ROOT
     cpu: dict[str, list[float]] = {}
     rate: dict[str, list[float]] = {}
     print(f"load average before: {os.getloadavg()}")
@@ -45,10 +52,7 @@ def main() -> None:
             for _round in range(args.rounds):
                 for name, source in checkouts.items():
                     port = free_port()
-                    with targets.shadowswitch(workdir, f"http://127.0.0.1:{up}/v1", port, 1, source) as (
-                        server,
-                        _,
-                    ):
+                    with _server(workdir, f"http://127.0.0.1:{up}/v1", port, source) as server:
                         url = f"http://127.0.0.1:{port}/v1/chat/completions"
                         for stream in (False, True):
                             asyncio.run(run_load(url, stream, args.concurrency, 50))  # warm-up
@@ -66,6 +70,17 @@ def main() -> None:
             f"{key:12s} CPU ms/request median {statistics.median(cpu[key]):6.2f} "
             f"{[round(x, 2) for x in cpu[key]]}  req/s median {statistics.median(rate[key]):6.1f}"
         )
+
+
+@contextlib.contextmanager
+def _server(workdir: Path, upstream_v1: str, port: int, source: Path | None) -> Iterator[Server]:
+    """shadowswitch from `source`, or the floor (None)."""
+    if source is None:
+        with targets.floor(workdir, upstream_v1, port) as server:
+            yield server
+        return
+    with targets.shadowswitch(workdir, upstream_v1, port, 1, source) as (server, _):
+        yield server
 
 
 if __name__ == "__main__":

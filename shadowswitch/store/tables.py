@@ -79,7 +79,7 @@ def new_decision(**values: Any) -> Decision:
         configure_mappers()  # what the first `Decision()` does; until then its attributes have no impl
         _configured = True
     decision: Decision = Decision._sa_class_manager.new_instance()  # type: ignore[attr-defined]
-    fields = {name: factory() for name, factory in _FACTORIES.items()}
+    fields = {name: field.get_default(call_default_factory=True) for name, field in _FACTORIES.items()}
     fields.update(_DEFAULTS)
     fields.update(values)
     decision.__dict__.update(fields)
@@ -89,9 +89,7 @@ def new_decision(**values: Any) -> Decision:
 
 _configured = False
 _FACTORIES = {
-    name: field.default_factory
-    for name, field in Decision.model_fields.items()
-    if field.default_factory is not None
+    name: field for name, field in Decision.model_fields.items() if field.default_factory is not None
 }
 _DEFAULTS = {
     name: field.default
