@@ -100,7 +100,7 @@ def overhead(
     ] = False,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/overhead.json"),
 ) -> None:
-    """Pass-through overhead against the upstream direct and LiteLLM's proxy, in one run.
+    """Pass-through overhead against the upstream direct, the floor and LiteLLM's proxy, in one run.
 
     Added latency p50/p99, throughput and server CPU per request, at concurrency 1 and 32,
     streamed and not.
