@@ -65,6 +65,7 @@ from shadowswitch.request import ChatView, canonical_arguments
 
 QUERY_CACHE = 1024  # user turns whose vectors are kept (a few KB each)
 DECODE_TOKENS = 32  # a value the LM writes itself is short
+VALUES_AHEAD = 16  # a turn's values embedded with its query: a short turn's (one encoder batch)
 KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 
 
@@ -163,8 +164,10 @@ class Decider:
         in the query's pass rather than one of their own: a pass costs milliseconds, however short."""
         if job.tool is not None or cset.forced or not cset.candidates or self.values is not self.encoder:
             return []
-        params = [p.text for c in cset.candidates for p in params_of(c.parameters)]
-        return params + self.filler.compared_texts(job.request.last_user_text)
+        values = self.filler.compared_texts(job.request.last_user_text)
+        if len(values) > VALUES_AHEAD:  # a long turn: the no-tool check sends its best few alone
+            return []
+        return [p.text for c in cset.candidates for p in params_of(c.parameters)] + values
 
     def _queries(self, queries: list[str], remember: list[str]) -> list[torch.Tensor]:
         """The queries' vectors: an agent's steps after a tool result read the same user turn
