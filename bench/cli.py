@@ -171,6 +171,33 @@ def _pair(item: str) -> tuple[int, int]:
         raise typer.BadParameter(f"expected CONC=N, got {item!r}") from None
 
 
+@bench_app.command("long")
+def long_requests(
+    quick: Annotated[bool, typer.Option(help="Sizes 3k and 6k, 10 requests each (minutes)")] = False,
+    sizes: Annotated[str, typer.Option(help="Request tokens, comma-separated")] = "3000,6000,10000,16000",
+    per_size: Annotated[int, typer.Option(help="Timed requests per size and traffic kind")] = 30,
+    modes: Annotated[str, typer.Option(help="first: every request a new conversation; steps: in order")] = (
+        "first,steps"
+    ),
+    threads: Annotated[int | None, typer.Option(help="torch threads [the cores, at most 8]")] = None,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/long_requests.json"),
+) -> None:
+    """Decision latency against request length: the shop agent's requests, its 1,810-word policy
+    and JSON tool results, history from earlier conversations; where the time goes."""
+    _offline_and_stoppable()
+    from bench.long.run import MODES, LongConfig, run_long
+
+    config = LongConfig(
+        out=out,
+        sizes=(3000, 6000) if quick else _ints(sizes),
+        per_size=10 if quick else per_size,
+        modes=tuple(split(modes, MODES, "mode")),
+        threads=threads,
+        extra={"quick": quick},
+    )
+    run_long(config)
+
+
 @bench_app.command("load")
 def load(
     requests: Annotated[int, typer.Option(help="Measured requests (after the warm-up)")] = 10_000,

@@ -7,7 +7,6 @@ its parts live in choice/, arguments/, runtime/ and outputs.py.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -22,6 +21,8 @@ from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
 from shadowswitch.engines.local.arguments.memory import MemoryReader
+from shadowswitch.engines.local.arguments.params import params_of
+from shadowswitch.engines.local.arguments.readings import TurnReadings
 from shadowswitch.engines.local.arguments.recall import recall
 from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
@@ -58,11 +59,13 @@ from shadowswitch.engines.local.runtime.multilingual import MultilingualEncoder
 from shadowswitch.engines.local.runtime.prompts import arguments_fixed, arguments_variable
 from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
+from shadowswitch.engines.local.timing import Clock
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
 QUERY_CACHE = 1024  # user turns whose vectors are kept (a few KB each)
 DECODE_TOKENS = 32  # a value the LM writes itself is short
+VALUES_AHEAD = 16  # a turn's values embedded with its query: a short turn's (one encoder batch)
 KIND_OF = {"tools": "tool", "actions": "action", "schema_enum": "enum"}
 
 
@@ -115,6 +118,7 @@ class Decider:
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
         self.memories = MemoryReader(self.filler.knowledge)  # each message read once
+        self.readings = TurnReadings()  # earlier user turns, each read once per tool
         # Reference tools are passages: the bridge reads them with the English encoder.
         passages = english if matrix is not None else self.encoder
         self.reference = ReferenceTools.load(passages, models.cache_dir, self.cal.reference_tools)
@@ -131,6 +135,7 @@ class Decider:
             csets = [build_candidates(j.request, j.policy) for j in jobs]
             shared.lap("candidates")
             texts = [t for cset in csets for c in cset.candidates for t in (c.text, *c.examples)]
+            texts += [t for job, cset in zip(jobs, csets, strict=True) for t in self._values_of(job, cset)]
             queries = self._queries([query_text(j.request) for j in jobs], texts)
             shared.lap("scoring")
             choices = [self._bounded(j, q, cset) for j, q, cset in zip(jobs, queries, csets, strict=True)]
@@ -153,6 +158,16 @@ class Decider:
                 kind = KIND_OF[job.policy.engine.candidates]
                 clock.lap("scoring")
                 return clock.stamp(Choice(kind, job.tool, abstain_reason=TIME_BUDGET))  # type: ignore[arg-type]
+
+    def _values_of(self, job: Job, cset: CandidateSet) -> list[str]:
+        """What the no-tool check and the fill compare next (the turn's values, the parameters),
+        in the query's pass rather than one of their own: a pass costs milliseconds, however short."""
+        if job.tool is not None or cset.forced or not cset.candidates or self.values is not self.encoder:
+            return []
+        values = self.filler.compared_texts(job.request.last_user_text)
+        if len(values) > VALUES_AHEAD:  # a long turn: the no-tool check sends its best few alone
+            return []
+        return [p.text for c in cset.candidates for p in params_of(c.parameters)] + values
 
     def _queries(self, queries: list[str], remember: list[str]) -> list[torch.Tensor]:
         """The queries' vectors: an agent's steps after a tool result read the same user turn
@@ -329,7 +344,7 @@ class Decider:
         today = stated_today(request)  # the day "tomorrow" is read from: the prompt's, or the clock's
         filled = self.filler.fill(asked, text, decode, rerank, rankings_of(learned), today)
         filled.sources = at_message(filled.sources, message)
-        fill_text = partial(self.filler.fill, today=today)
+        fill_text = self.readings.fill_text(self.filler.fill, today)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
         if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing
             pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
@@ -409,18 +424,3 @@ def _widened(ranking: Ranking, taken: list[Candidate], zero_shot: dict[str, floa
 
 def _name(candidate: Candidate) -> str | None:
     return None if candidate.kind == "no_tool" else candidate.id
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.start = self.last = time.perf_counter()
-        self.laps: dict[str, float] = {}
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.laps[name] = round((now - self.last) * 1000, 2)
-        self.last = now
-
-    def stamp(self, choice: Choice) -> Choice:
-        choice.trace.timings_ms = {**self.laps, "total": round((self.last - self.start) * 1000, 2)}
-        return choice

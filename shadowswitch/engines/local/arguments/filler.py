@@ -178,6 +178,11 @@ class ArgumentFiller:
             return None
         return value, from_decoder()
 
+    def compared_texts(self, text: str) -> list[str]:
+        """Every value of `text` as the encoder compares it with a parameter (`_pairs` sends each
+        parameter's best few): the decision's first encoder pass takes them with its query."""
+        return [compared_text(s, text) for s in extract(text, self.knowledge)]
+
     def coverage(self, parameters: dict[str, Any], text: str) -> list[tuple[str, float | None]]:
         """The group and best value score of each required text or number parameter (None: no
         value of its type in the text); the relevance check reads it to tell "cannot call" apart."""
