@@ -7,6 +7,9 @@ over the offered ones gives the choice's probabilities, as SetFit's head does ov
 but with the classes the request offers. A candidate's score adds:
 
 - `W[c] · q + b[c]`: a linear classifier on the query vector per candidate seen in training;
+- `Wc[c] · r`: the same on the agent's last text reply (`context`): the user's "yes" or "it's
+  ann@corp.com" says little on its own, the question it answers ("Shall I cancel order 1234?",
+  "What is your email?") says which tool follows;
 - `θ · s(x, c)`: shared weights on features any candidate has, the same for a tool never seen:
   the zero-shot log-probability (its weight starts at 1 and is pulled back to 1, so with few
   pairs the head *is* the zero-shot ranking: the cold start), the cosine to the tool's usage
@@ -93,6 +96,8 @@ class Example(Protocol):
     def step(self) -> int: ...
     @property
     def turn(self) -> Mapping[str, Any]: ...
+    @property
+    def context(self) -> np.ndarray[Any, Any] | None: ...  # the agent's last reply's vector
 
 
 @dataclass
@@ -108,6 +113,7 @@ class Head:
     pairs: int = 0  # how many it learned from
     state_keys: list[str] = field(default_factory=list)  # "last\x1fcandidate" keys chosen in training
     state_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    Wc: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
 
     def predict(self, example: Example) -> dict[str, float]:
         """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
@@ -118,12 +124,19 @@ class Head:
             return []
         usages = (Usage(self.vocab, self.usage), Usage(self.state_keys, self.state_usage))
         batch = _Batch.build(examples, self.vocab, self.transitions, usages, leave_out=False)
-        logits = batch.logits(self.W, self.b, self.U, self.T, self.theta)
+        logits = batch.logits(self._weights(), self.b, self.U, self.T, self.theta)
         probs = _softmax(logits)
         return [
             {c: float(p) for c, p in zip(cands, row[: len(cands)], strict=True)}
             for cands, row in zip(batch.candidates, probs, strict=True)
         ]
+
+    def _weights(self) -> np.ndarray[Any, Any]:
+        """(V, 2d): the query's and the context's weights side by side (zero: a head stored
+        before it read the context)."""
+        if self.Wc.shape != self.W.shape:
+            return np.hstack([self.W, np.zeros_like(self.W)])
+        return np.hstack([self.W, self.Wc])
 
     def to_bytes(self) -> bytes:
         out = io.BytesIO()
@@ -145,6 +158,7 @@ class Head:
             T=self.T,
             theta=self.theta,
             state_usage=self.state_usage,
+            Wc=self.Wc,
         )
         return out.getvalue()
 
@@ -164,6 +178,7 @@ class Head:
                 int(meta.get("pairs", 0)),
                 list(meta.get("states", [])),
                 z["state_usage"].astype(np.float32) if "state_usage" in z else np.zeros((0, 0), np.float32),
+                z["Wc"].astype(np.float32) if "Wc" in z else np.zeros((0, 0), np.float32),
             )
 
 
@@ -175,10 +190,10 @@ def train(examples: Sequence[Example]) -> Head:
     states = Usage.of(examples, sorted({_transition(e.last_tool, e.label) for e in examples}), _state_key)
     batch = _Batch.build(examples, vocab, transitions, (usage, states), leave_out=True)
     dim, v, t, s = examples[0].vector.shape[0], len(vocab), len(transitions), len(FEATURES)
-    shapes = [(v, dim), (v,), (v,), (t,), (s,)]
+    shapes = [(v, 2 * dim), (v,), (v,), (t,), (s,)]  # W: the query's and the context's weights
     theta0 = np.zeros(s)
     theta0[0] = 1.0
-    start = np.concatenate([np.zeros(v * dim + 2 * v + t), theta0])
+    start = np.concatenate([np.zeros(2 * v * dim + 2 * v + t), theta0])
     n = len(examples)
 
     def loss(flat: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
@@ -207,9 +222,29 @@ def train(examples: Sequence[Example]) -> Head:
 
     result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": MAX_ITER})
     W, b, U, T, theta = _unflatten(result.x, shapes)
+    W = W.astype(np.float32)
     return Head(
-        vocab, W.astype(np.float32), b, U, usage.unit, transitions, T, theta, n, states.keys, states.unit
+        vocab,
+        W[:, :dim],
+        b,
+        U,
+        usage.unit,
+        transitions,
+        T,
+        theta,
+        n,
+        states.keys,
+        states.unit,
+        W[:, dim:],
     )
+
+
+def _context(e: Example, dim: int) -> np.ndarray[Any, Any]:
+    """The example's context vector, zero when it has none (no reply yet, or stored before)."""
+    context = getattr(e, "context", None)
+    if context is None or len(context) != dim:
+        return np.zeros(dim)
+    return np.asarray(context, dtype=np.float64)
 
 
 def _transition(last: str | None, candidate: str) -> str:
@@ -248,11 +283,13 @@ class _Batch:
         tindex = {k: i for i, k in enumerate(transitions)}
         n, width = len(examples), max(len(e.zero_shot) for e in examples)
         Q = np.stack([e.vector for e in examples]).astype(np.float64)  # one dtype: BLAS, not a loop
+        R = np.stack([_context(e, Q.shape[1]) for e in examples]).astype(np.float64)
         cand, trans = np.full((n, width), -1), np.full((n, width), -1)
         called, mask = np.zeros((n, width)), np.zeros((n, width), dtype=bool)
         shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
         cosines = Q @ usage.unit.T if len(vocab) else np.zeros((n, 0))
         state_cosines = Q @ states.unit.T if len(states.keys) else np.zeros((n, 0))
+        Q = np.hstack([Q, R])  # what W reads: the query and the context side by side
         names = []
         for i, e in enumerate(examples):
             if i % YIELD_EVERY == YIELD_EVERY - 1:
