@@ -38,66 +38,22 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
 
+from shadowswitch.learning.head_features import FEATURES, Example, context_of, shared_features
 from shadowswitch.learning.usage import Usage
 
-NO_TOOL = "__no_tool__"
 START = ""  # the "last tool" of a request with no call yet this user turn
-FEATURES = (
-    "log_zero_shot",
-    "usage_cos",
-    "called",
-    "is_last",
-    "is_last_error",
-    "none_after_call",
-    "none_step",
-    "none_done",
-    "state_usage_cos",
-    # the conversation's state (`conversation_state.py`)
-    "none_after_tool",
-    "none_after_user",
-    "tool_confirmed",
-    "none_declined",
-    "last_walking",
-    "none_walking",
-    "none_answered",
-)
-LOG_FLOOR = float(np.log(1e-4))
 L2_VECTOR = 1e-2  # on W (per-candidate classifiers on the query vector): with few pairs, small
 L2_TABLE = 3e-2  # on b, T, U
 L2_SHARED = 3e-2  # on θ, toward (1, 0, ...): the cold start is the zero-shot ranking
 MAX_ITER = 200
-MAX_STEP = 4  # steps beyond this count as this one
 YIELD_EVERY = 16  # examples prepared between two offers of the GIL
-
-
-class Example(Protocol):
-    """What the head reads of a pair (`fit.Pair` has it)."""
-
-    @property
-    def vector(self) -> np.ndarray[Any, Any]: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def zero_shot(self) -> dict[str, float]: ...
-    @property
-    def blocked(self) -> frozenset[str]: ...
-    @property
-    def last_tool(self) -> str | None: ...
-    @property
-    def last_error(self) -> bool: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def turn(self) -> Mapping[str, Any]: ...
-    @property
-    def context(self) -> np.ndarray[Any, Any] | None: ...  # the agent's last reply's vector
 
 
 @dataclass
@@ -239,14 +195,6 @@ def train(examples: Sequence[Example]) -> Head:
     )
 
 
-def _context(e: Example, dim: int) -> np.ndarray[Any, Any]:
-    """The example's context vector, zero when it has none (no reply yet, or stored before)."""
-    context = getattr(e, "context", None)
-    if context is None or len(context) != dim:
-        return np.zeros(dim)
-    return np.asarray(context, dtype=np.float64)
-
-
 def _transition(last: str | None, candidate: str) -> str:
     return f"{last or START}\x1f{candidate}"
 
@@ -283,7 +231,7 @@ class _Batch:
         tindex = {k: i for i, k in enumerate(transitions)}
         n, width = len(examples), max(len(e.zero_shot) for e in examples)
         Q = np.stack([e.vector for e in examples]).astype(np.float64)  # one dtype: BLAS, not a loop
-        R = np.stack([_context(e, Q.shape[1]) for e in examples]).astype(np.float64)
+        R = np.stack([context_of(e, Q.shape[1]) for e in examples]).astype(np.float64)
         cand, trans = np.full((n, width), -1), np.full((n, width), -1)
         called, mask = np.zeros((n, width)), np.zeros((n, width), dtype=bool)
         shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
@@ -304,7 +252,7 @@ class _Batch:
                 own = leave_out and c == e.label
                 cos = usage.cosine(e, i, k, cosines, own)
                 state_cos = states.cosine(e, i, sindex.get(key, -1), state_cosines, own)
-                shared[i, j] = _shared(e, c, cos, state_cos)
+                shared[i, j] = shared_features(e, c, cos, state_cos)
                 if c == e.label:
                     label[i] = j
         return cls(names, Q, cand, trans, called, shared, mask, label)
@@ -343,43 +291,6 @@ class _Batch:
         np.add.at(gT, self.trans[tknown], g[tknown])
         gtheta = np.einsum("nc,ncs->s", g, self.shared)
         return gW, gb, gU, gT, gtheta
-
-
-def _shared(e: Example, c: str, usage_cos: float, state_cos: float) -> list[float]:
-    p = e.zero_shot.get(c, 0.0)
-    none = c == NO_TOOL
-    is_last = c == e.last_tool
-    return [
-        max(LOG_FLOOR, float(np.log(p))) if p > 0 else LOG_FLOOR,
-        usage_cos,
-        float(c in e.blocked),
-        float(is_last),
-        float(is_last and e.last_error),
-        float(none and bool(e.blocked)),
-        float(none) * min(e.step, MAX_STEP) / MAX_STEP,
-        # What the user's words ask for has run already: the agent answers in text.
-        float(none) * max((e.zero_shot.get(b, 0.0) for b in e.blocked), default=0.0),
-        state_cos,
-        *_conversation(e.turn, c, none, is_last),
-    ]
-
-
-def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) -> list[float]:
-    """The conversation state's features of candidate `c` (in `FEATURES` order): a reply after a
-    tool's result or after the user's turn; a call after "yes" to the agent's confirmation, a
-    reply after "no"; the same tool again, or no reply, while a list is being walked; a reply
-    when the user just answered the agent's question."""
-    confirm, walking = turn.get("confirm", ""), float(bool(turn.get("open_walks")))
-    last_role = turn.get("last_role", "")
-    return [
-        float(none and last_role == "tool"),
-        float(none and last_role == "user"),
-        float(not none and confirm == "yes"),
-        float(none and confirm == "no"),
-        float(is_last) * walking,
-        float(none) * walking,
-        float(none and last_role == "user" and bool(turn.get("asked"))),
-    ]
 
 
 def _padded(theta: np.ndarray[Any, Any], size: int) -> np.ndarray[Any, Any]:
