@@ -149,3 +149,30 @@ def test_a_state_usage_vector_leaves_its_own_example_out_in_training() -> None:
     assert abs(usage.cosine(first, 0, 0, cosines, own=True) - expected) < 1e-5
     assert usage.cosine(first, 0, 0, cosines, own=False) > expected  # its own query pulls it closer
     assert usage.cosine(first, 0, -1, cosines, own=False) == 0.0  # a key never chosen: no vector
+
+
+def test_the_agents_last_reply_says_which_tool_the_users_yes_asks_for() -> None:
+    """The user's words are the same ("yes"); the question they answer differs: the head reads the
+    agent's reply (`context`) and tells the cancel from the address change. Without the reply it
+    cannot, and a head stored before it read one predicts as it did."""
+    rng = np.random.default_rng(5)
+    yes, cancel_q, move_q = (unit(rng.normal(size=DIM)) for _ in range(3))
+    offered = {"cancel_order": 0.4, "change_address": 0.4, "__no_tool__": 0.2}
+
+    def turn(i: int, label: str, question: np.ndarray[Any, Any] | None) -> Pair:
+        q = unit(yes + 0.05 * rng.normal(size=DIM))
+        reply = None if question is None else unit(question + 0.05 * rng.normal(size=DIM))
+        return Pair(i, q, label, offered, label, "agree", context=reply)
+
+    pairs = [turn(i, *(("cancel_order", cancel_q), ("change_address", move_q))[i % 2]) for i in range(40)]
+    head = train(pairs)
+    for label, question in (("cancel_order", cancel_q), ("change_address", move_q)):
+        q = unit(yes + 0.05 * rng.normal(size=DIM))
+        probs = head.predict(Request(q, offered, context=unit(question + 0.05 * rng.normal(size=DIM))))
+        assert max(probs, key=lambda c: probs[c]) == label
+        assert probs[label] > 0.8
+    blind = train([turn(i, p.label, None) for i, p in enumerate(pairs)])
+    probs = blind.predict(Request(unit(yes), offered, context=unit(cancel_q)))
+    assert max(probs.values()) < 0.6  # the words alone cannot tell them apart
+    old = Head.from_bytes(head.to_bytes())
+    assert old.Wc.shape == head.W.shape

@@ -13,7 +13,9 @@ import pytest
 
 from tests.support.learning import (
     AUTH,
+    TOOLS,
     agrees,
+    ask_support,
     cli,
     requests,
     send_paced,
@@ -21,6 +23,7 @@ from tests.support.learning import (
     shadow_proxy,
     status,
 )
+from tests.support.learning import ask as ask_with
 from tests.support.learning import ask_support as ask
 from tests.support.wait import eventually
 
@@ -73,3 +76,36 @@ def test_shadow_pairs_teach_the_local_choice(
 
     assert cli(db_url, policies, "rollback", "support")["served_version"] == 0
     eventually(lambda: learning()["served_version"] == 0 and serves(url, "support", 0), timeout_s=180)
+
+
+@pytest.mark.one_backend
+def test_a_pair_keeps_the_question_the_users_yes_answers(
+    proxy: Any, local_engine: Any, replay: str, db_url: str
+) -> None:
+    """A "yes" after the agent's question: the pair keeps the reply's vector beside the user's
+    words (what the trained head tells the write from a reply by), and the decision record keeps
+    neither vector but its shadow run."""
+    import numpy as np
+
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    yes = "Yes, go ahead."
+    answer = {"name": "refund_order", "arguments": {"order_id": "AB123456"}}
+    url, client = shadow_proxy(proxy, local_engine, "support", replay, {yes: answer})
+    messages = [
+        {"role": "user", "content": "I would like a refund for AB123456"},
+        {"role": "assistant", "content": "AB123456 qualifies for a refund. Shall I refund it now?"},
+        {"role": "user", "content": yes},
+    ]
+    decision_id = ask_with(client, "support", TOOLS, messages)
+    first = ask_support(client, "where is my order AB654321")  # no reply yet: no context
+    store = ExemplarStore(db.make_engine(db_url))
+    eventually(lambda: len(store.load("support", store.newest_encoder("support") or "")) == 2, timeout_s=120)
+    rows = {r.decision_id: r for r in store.load("support", store.newest_encoder("support") or "")}
+    context = np.frombuffer(rows[decision_id].context or b"", dtype=np.float32)
+    assert context.shape == np.frombuffer(rows[decision_id].vector, dtype=np.float32).shape
+    assert abs(float(np.linalg.norm(context)) - 1.0) < 1e-3
+    assert rows[first].context is None
+    record = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}", headers=AUTH).json()
+    assert record["shadow"] and "context" not in json.dumps(record["shadow"])

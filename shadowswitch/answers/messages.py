@@ -34,6 +34,7 @@ def choice_json(choice: Choice) -> dict[str, Any]:
     flat = asdict(choice)
     trace = flat.pop("trace")
     trace.pop("vector", None)  # kept as an exemplar (learning), not in the decision record
+    trace.pop("context", None)
     flat.update(trace)
     data = {key: flat.pop(key) for key in _RECORD_ORDER} | flat
     data["path"] = "local"

@@ -28,16 +28,18 @@ class ScoredCandidate:
 class ChoiceTrace:
     """How a `Choice` was reached: diagnostics for the recorded decision, and what learning keeps.
 
-        `candidates` and `timings_ms` (candidates/scoring/arguments/total) go into the decision row.
-        Of a ranked request, learning (`shadowswitch.learning`) keeps the query's encoder vector
-        (float32 bytes) and encoder, the candidates' probabilities before any memory was mixed in
-        (`zero_shot`), the served memory's version (0: none), and the values each text or number
-    parameter was offered (`values`: learning's value ranking). A choice made by rule has no vector.
+    `candidates` and `timings_ms` (candidates/scoring/arguments/total) go into the decision row.
+    Of a ranked request, learning (`shadowswitch.learning`) keeps the query's encoder vector
+    (float32 bytes) and encoder, the agent's last text reply's vector (`context`), the
+    candidates' probabilities before any memory was mixed in (`zero_shot`), the served
+    memory's version (0: none), and the values each text or number parameter was offered
+    (`values`: learning's value ranking). A choice made by rule has no vector.
     """
 
     candidates: list[ScoredCandidate] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     vector: bytes | None = field(default=None, repr=False)
+    context: bytes | None = field(default=None, repr=False)  # the agent's last reply's vector
     encoder: str | None = None
     zero_shot: dict[str, float] | None = None
     memory_version: int = 0

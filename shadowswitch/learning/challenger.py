@@ -82,6 +82,7 @@ def to_pair(row: Exemplar) -> Pair:
         bool(row.last_error),
         int(row.step or 0),
         dict(row.turn or {}),
+        np.frombuffer(row.context, dtype=np.float32) if row.context else None,
     )
 
 

@@ -72,6 +72,7 @@ def build_exemplar(
         last_error=state.last_error if state else False,
         step=state.step if state else 0,
         turn=state.conversation or None if state else None,
+        context=trace.context,
     )
 
 

@@ -58,6 +58,7 @@ class Pair:
     last_error: bool = False
     step: int = 0
     turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state (`conversation_state`)
+    context: np.ndarray[Any, Any] | None = None  # the agent's last reply's vector (`head.Example`)
 
     def call(self, constants: dict[str, dict[str, Any]], unreliable: Unreliable | None = None) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""

@@ -7,6 +7,9 @@ over the offered ones gives the choice's probabilities, as SetFit's head does ov
 but with the classes the request offers. A candidate's score adds:
 
 - `W[c] · q + b[c]`: a linear classifier on the query vector per candidate seen in training;
+- `Wc[c] · r`: the same on the agent's last text reply (`context`): the user's "yes" or "it's
+  ann@corp.com" says little on its own, the question it answers ("Shall I cancel order 1234?",
+  "What is your email?") says which tool follows;
 - `θ · s(x, c)`: shared weights on features any candidate has, the same for a tool never seen:
   the zero-shot log-probability (its weight starts at 1 and is pulled back to 1, so with few
   pairs the head *is* the zero-shot ranking: the cold start), the cosine to the tool's usage
@@ -35,64 +38,22 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
 
+from shadowswitch.learning.head_features import FEATURES, Example, context_of, shared_features
 from shadowswitch.learning.usage import Usage
 
-NO_TOOL = "__no_tool__"
 START = ""  # the "last tool" of a request with no call yet this user turn
-FEATURES = (
-    "log_zero_shot",
-    "usage_cos",
-    "called",
-    "is_last",
-    "is_last_error",
-    "none_after_call",
-    "none_step",
-    "none_done",
-    "state_usage_cos",
-    # the conversation's state (`conversation_state.py`)
-    "none_after_tool",
-    "none_after_user",
-    "tool_confirmed",
-    "none_declined",
-    "last_walking",
-    "none_walking",
-    "none_answered",
-)
-LOG_FLOOR = float(np.log(1e-4))
 L2_VECTOR = 1e-2  # on W (per-candidate classifiers on the query vector): with few pairs, small
 L2_TABLE = 3e-2  # on b, T, U
 L2_SHARED = 3e-2  # on θ, toward (1, 0, ...): the cold start is the zero-shot ranking
 MAX_ITER = 200
-MAX_STEP = 4  # steps beyond this count as this one
 YIELD_EVERY = 16  # examples prepared between two offers of the GIL
-
-
-class Example(Protocol):
-    """What the head reads of a pair (`fit.Pair` has it)."""
-
-    @property
-    def vector(self) -> np.ndarray[Any, Any]: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def zero_shot(self) -> dict[str, float]: ...
-    @property
-    def blocked(self) -> frozenset[str]: ...
-    @property
-    def last_tool(self) -> str | None: ...
-    @property
-    def last_error(self) -> bool: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def turn(self) -> Mapping[str, Any]: ...
 
 
 @dataclass
@@ -108,6 +69,7 @@ class Head:
     pairs: int = 0  # how many it learned from
     state_keys: list[str] = field(default_factory=list)  # "last\x1fcandidate" keys chosen in training
     state_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    Wc: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
 
     def predict(self, example: Example) -> dict[str, float]:
         """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
@@ -118,12 +80,19 @@ class Head:
             return []
         usages = (Usage(self.vocab, self.usage), Usage(self.state_keys, self.state_usage))
         batch = _Batch.build(examples, self.vocab, self.transitions, usages, leave_out=False)
-        logits = batch.logits(self.W, self.b, self.U, self.T, self.theta)
+        logits = batch.logits(self._weights(), self.b, self.U, self.T, self.theta)
         probs = _softmax(logits)
         return [
             {c: float(p) for c, p in zip(cands, row[: len(cands)], strict=True)}
             for cands, row in zip(batch.candidates, probs, strict=True)
         ]
+
+    def _weights(self) -> np.ndarray[Any, Any]:
+        """(V, 2d): the query's and the context's weights side by side (zero: a head stored
+        before it read the context)."""
+        if self.Wc.shape != self.W.shape:
+            return np.hstack([self.W, np.zeros_like(self.W)])
+        return np.hstack([self.W, self.Wc])
 
     def to_bytes(self) -> bytes:
         out = io.BytesIO()
@@ -145,6 +114,7 @@ class Head:
             T=self.T,
             theta=self.theta,
             state_usage=self.state_usage,
+            Wc=self.Wc,
         )
         return out.getvalue()
 
@@ -164,6 +134,7 @@ class Head:
                 int(meta.get("pairs", 0)),
                 list(meta.get("states", [])),
                 z["state_usage"].astype(np.float32) if "state_usage" in z else np.zeros((0, 0), np.float32),
+                z["Wc"].astype(np.float32) if "Wc" in z else np.zeros((0, 0), np.float32),
             )
 
 
@@ -175,10 +146,10 @@ def train(examples: Sequence[Example]) -> Head:
     states = Usage.of(examples, sorted({_transition(e.last_tool, e.label) for e in examples}), _state_key)
     batch = _Batch.build(examples, vocab, transitions, (usage, states), leave_out=True)
     dim, v, t, s = examples[0].vector.shape[0], len(vocab), len(transitions), len(FEATURES)
-    shapes = [(v, dim), (v,), (v,), (t,), (s,)]
+    shapes = [(v, 2 * dim), (v,), (v,), (t,), (s,)]  # W: the query's and the context's weights
     theta0 = np.zeros(s)
     theta0[0] = 1.0
-    start = np.concatenate([np.zeros(v * dim + 2 * v + t), theta0])
+    start = np.concatenate([np.zeros(2 * v * dim + 2 * v + t), theta0])
     n = len(examples)
 
     def loss(flat: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
@@ -207,8 +178,20 @@ def train(examples: Sequence[Example]) -> Head:
 
     result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": MAX_ITER})
     W, b, U, T, theta = _unflatten(result.x, shapes)
+    W = W.astype(np.float32)
     return Head(
-        vocab, W.astype(np.float32), b, U, usage.unit, transitions, T, theta, n, states.keys, states.unit
+        vocab,
+        W[:, :dim],
+        b,
+        U,
+        usage.unit,
+        transitions,
+        T,
+        theta,
+        n,
+        states.keys,
+        states.unit,
+        W[:, dim:],
     )
 
 
@@ -248,11 +231,13 @@ class _Batch:
         tindex = {k: i for i, k in enumerate(transitions)}
         n, width = len(examples), max(len(e.zero_shot) for e in examples)
         Q = np.stack([e.vector for e in examples]).astype(np.float64)  # one dtype: BLAS, not a loop
+        R = np.stack([context_of(e, Q.shape[1]) for e in examples]).astype(np.float64)
         cand, trans = np.full((n, width), -1), np.full((n, width), -1)
         called, mask = np.zeros((n, width)), np.zeros((n, width), dtype=bool)
         shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
         cosines = Q @ usage.unit.T if len(vocab) else np.zeros((n, 0))
         state_cosines = Q @ states.unit.T if len(states.keys) else np.zeros((n, 0))
+        Q = np.hstack([Q, R])  # what W reads: the query and the context side by side
         names = []
         for i, e in enumerate(examples):
             if i % YIELD_EVERY == YIELD_EVERY - 1:
@@ -267,7 +252,7 @@ class _Batch:
                 own = leave_out and c == e.label
                 cos = usage.cosine(e, i, k, cosines, own)
                 state_cos = states.cosine(e, i, sindex.get(key, -1), state_cosines, own)
-                shared[i, j] = _shared(e, c, cos, state_cos)
+                shared[i, j] = shared_features(e, c, cos, state_cos)
                 if c == e.label:
                     label[i] = j
         return cls(names, Q, cand, trans, called, shared, mask, label)
@@ -306,43 +291,6 @@ class _Batch:
         np.add.at(gT, self.trans[tknown], g[tknown])
         gtheta = np.einsum("nc,ncs->s", g, self.shared)
         return gW, gb, gU, gT, gtheta
-
-
-def _shared(e: Example, c: str, usage_cos: float, state_cos: float) -> list[float]:
-    p = e.zero_shot.get(c, 0.0)
-    none = c == NO_TOOL
-    is_last = c == e.last_tool
-    return [
-        max(LOG_FLOOR, float(np.log(p))) if p > 0 else LOG_FLOOR,
-        usage_cos,
-        float(c in e.blocked),
-        float(is_last),
-        float(is_last and e.last_error),
-        float(none and bool(e.blocked)),
-        float(none) * min(e.step, MAX_STEP) / MAX_STEP,
-        # What the user's words ask for has run already: the agent answers in text.
-        float(none) * max((e.zero_shot.get(b, 0.0) for b in e.blocked), default=0.0),
-        state_cos,
-        *_conversation(e.turn, c, none, is_last),
-    ]
-
-
-def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) -> list[float]:
-    """The conversation state's features of candidate `c` (in `FEATURES` order): a reply after a
-    tool's result or after the user's turn; a call after "yes" to the agent's confirmation, a
-    reply after "no"; the same tool again, or no reply, while a list is being walked; a reply
-    when the user just answered the agent's question."""
-    confirm, walking = turn.get("confirm", ""), float(bool(turn.get("open_walks")))
-    last_role = turn.get("last_role", "")
-    return [
-        float(none and last_role == "tool"),
-        float(none and last_role == "user"),
-        float(not none and confirm == "yes"),
-        float(none and confirm == "no"),
-        float(is_last) * walking,
-        float(none) * walking,
-        float(none and last_role == "user" and bool(turn.get("asked"))),
-    ]
 
 
 def _padded(theta: np.ndarray[Any, Any], size: int) -> np.ndarray[Any, Any]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from shadowswitch.learning.head import Example
+    from shadowswitch.learning.head_features import Example
 
 
 @dataclass

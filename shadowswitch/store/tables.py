@@ -179,6 +179,8 @@ class Exemplar(SQLModel, table=True):
     # the conversation's state besides the turn (`engines/local/conversation_state.py`): the last
     # message's role, the user's answer to a confirmation, lists being walked, a question asked
     turn: Any = Field(default=None, sa_column=Column(JSON))
+    # the agent's last text reply's vector (float32, unit length), what the user's words answer
+    context: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     excluded: bool = False  # negative feedback arrived after it was stored
 
 

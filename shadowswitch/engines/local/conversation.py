@@ -9,10 +9,21 @@ from typing import Any
 from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.request import ChatView, message_text
 
+REPLY_CHARS = 300  # of the agent's last reply: its question is at the end
+
 
 def query_text(request: ChatView) -> str:
     """What the choice compares with the candidates: the last user turn, addresses by kind."""
     return intent_text(request.last_user_text) or " "
+
+
+def reply_text(request: ChatView) -> str:
+    """The agent's last text reply, its end (where the question to the user is): the context the
+    choice reads beside the user's words. "" when the agent has not replied in text yet."""
+    for message in reversed(request.messages):
+        if message.get("role") == "assistant" and (text := message_text(message).strip()):
+            return text[-REPLY_CHARS:]
+    return ""
 
 
 def user_turns(request: ChatView) -> list[tuple[int, str]]:

@@ -34,14 +34,15 @@ from shadowswitch.engines.local.conversation import (
     called_this_turn,
     earlier_turns,
     query_text,
+    reply_text,
     results_this_turn,
-    turn_state,
     value_turn,
 )
 from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
-from shadowswitch.engines.local.learned_state import POINTER, LearnedState, Request, rankings_of
+from shadowswitch.engines.local.learned_choice import Learned
+from shadowswitch.engines.local.learned_state import POINTER, LearnedState, rankings_of
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.bridge import (
@@ -136,9 +137,13 @@ class Decider:
             shared.lap("candidates")
             texts = [t for cset in csets for c in cset.candidates for t in (c.text, *c.examples)]
             texts += [t for job, cset in zip(jobs, csets, strict=True) for t in self._values_of(job, cset)]
-            queries = self._queries([query_text(j.request) for j in jobs], texts)
+            replies = [reply_text(j.request) for j in jobs]
+            vectors = self._queries([*(query_text(j.request) for j in jobs), *filter(None, replies)], texts)
+            queries, found = vectors[: len(jobs)], iter(vectors[len(jobs) :])
+            contexts = [next(found) if reply else None for reply in replies]
             shared.lap("scoring")
-            choices = [self._bounded(j, q, cset) for j, q, cset in zip(jobs, queries, csets, strict=True)]
+            jobs_ = zip(jobs, queries, csets, contexts, strict=True)
+            choices = [self._bounded(j, q, cset, r) for j, q, cset, r in jobs_]
         shared.laps["total"] = sum(shared.laps.values())
         for choice in choices:  # each request carries its share of the shared work
             timings = choice.trace.timings_ms
@@ -146,13 +151,13 @@ class Decider:
                 timings[lap] = round(timings.get(lap, 0.0) + ms / len(jobs), 2)
         return choices
 
-    def _bounded(self, job: Job, query: torch.Tensor, cset: CandidateSet) -> Choice:
+    def _bounded(self, job: Job, query: torch.Tensor, cset: CandidateSet, context: Any) -> Choice:
         """One job of the batch within its policy's time budget; past it, `time_budget`."""
         clock = Clock()
         with budget.bounded(budget.Deadline(job.policy.engine.time_budget_ms)):
             try:
                 if job.tool is None:
-                    return self.decide(job.request, job.policy, query, cset, job.memory)
+                    return self.decide(job.request, job.policy, query, cset, job.memory, context)
                 return self.fill_tool(job.request, job.policy, cset, job.tool, job.memory)
             except budget.OverBudget:  # before a tool was chosen (`_bounded_fill` keeps it after)
                 kind = KIND_OF[job.policy.engine.candidates]
@@ -188,7 +193,10 @@ class Decider:
         query: Any = None,
         cset: CandidateSet | None = None,
         memory: LearnedState | None = None,
+        context: Any = None,
     ) -> Choice:
+        """`query`: the vector of the user's words (`query_text`); `context`: of the agent's last
+        reply (`reply_text`), None when it has none. Both are computed here when `query` is None."""
         clock = Clock()
         if cset is None:
             cset = build_candidates(request, policy)
@@ -199,41 +207,23 @@ class Decider:
             kind = KIND_OF[policy.engine.candidates]
             return clock.stamp(Choice(kind, None, abstain_reason="unknown_language"))  # type: ignore[arg-type]
         if query is None:
-            query = self.encoder.embed([query_text(request)])[0]
+            said = reply_text(request)
+            vectors = self.encoder.embed([query_text(request), *filter(None, [said])])
+            query, context = vectors[0], vectors[1] if said else None
         ranking = self._rank(cset.candidates, request, policy, query)
         if self.gain is not None:  # bridged: the candidates' spread back on the English scale
             ranking.probs = sharpen(ranking.probs, self.gain(query_text(request)))
         zero_shot = {c.id: round(p, 6) for c, p in zip(ranking.candidates, ranking.probs, strict=True)}
         vector = query.float().numpy().astype(np.float32)
+        reply = None if context is None else context.float().numpy().astype(np.float32)
         if memory is not None and memory.encoder != self.encoder.name:
             memory = None  # learned with another encoder: its vectors are not comparable
-        gates: dict[str, float] = {}
-        judged: Callable[[str, float, float, float], float] | None = None
-        if memory is not None:
-            called = called_this_turn(request, policy.feedback.tool_error_regex)
-            sims = memory.similarities(vector, called)
-            taken = memory.taken_back(sims, [c.id for c in cset.candidates if c.id not in zero_shot])
-            _widened(ranking, [c for c in cset.candidates if c.id in taken], zero_shot)
-            state = turn_state(request, policy.feedback.tool_error_regex)
-            start = memory.start(
-                Request(
-                    vector,
-                    zero_shot,
-                    frozenset(called),
-                    state.last_tool,
-                    state.last_error,
-                    state.step,
-                    turn=state.conversation,
-                )
-            )
-            mixed = memory.mix(sims, start)
-            ranking.probs = [mixed[c.id] for c in ranking.candidates]
-            gates = {c.id: memory.call_rate(sims, c.id) for c in ranking.candidates}
-            judged = partial(memory.confidence, zero_shot=zero_shot, after=bool(called))
+        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, vector, reply)
         clock.lap("scoring")
-        choice = self._complete(ranking, request, policy, memory, gates, judged)
+        choice = self._complete(ranking, request, policy, memory, learned.gates, learned.judged)
         trace = choice.trace
         trace.vector, trace.encoder, trace.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
+        trace.context = None if reply is None else reply.tobytes()
         trace.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)
@@ -409,17 +399,6 @@ def _threshold_reason(
     if count > 1 and gap < min_margin:
         return f"small_margin {gap:.2f} < {min_margin}"
     return None
-
-
-def _widened(ranking: Ranking, taken: list[Candidate], zero_shot: dict[str, float]) -> None:
-    """The shortlist with the candidates the learned state takes back (`LearnedState.taken_back`),
-    at zero-shot probability 0: the trained head and the neighbours' vote decide on them."""
-    low = min(ranking.scores, default=0.0) - 1.0
-    for candidate in taken:
-        ranking.candidates.append(candidate)
-        ranking.scores.append(low)
-        ranking.probs.append(0.0)
-        zero_shot[candidate.id] = 0.0
 
 
 def _name(candidate: Candidate) -> str | None:

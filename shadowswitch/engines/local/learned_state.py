@@ -37,6 +37,7 @@ class Request:
     step: int = 0
     label: str = NO_TOOL_ID  # not read when predicting
     turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state
+    context: np.ndarray[Any, Any] | None = None  # the agent's last text reply's vector (None: none)
 
 
 class LearnedState(Protocol):
