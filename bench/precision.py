@@ -17,6 +17,7 @@ then the other so that the machine's load falls on both alike:
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections import Counter
@@ -34,9 +35,11 @@ SAME = ("chosen", "arguments", "abstain")  # what makes two decisions the same
 
 
 def run_precision(out: Path, limit: int = 40, scaling: int = 64, repeats: int = 7) -> dict[str, Any]:
+    from bench.scaling import run
     from shadowswitch.engines.local import configure_torch, create_engine
     from shadowswitch.policy.models import ModelSource
 
+    os.environ.update(run._dtypes())  # float as the CPU runs it natively, not a probe's pick under load
     threads = configure_torch()
     engines = {p: create_engine(ModelSource("embedded", precision=p)) for p in PRECISIONS}
     try:
@@ -50,7 +53,7 @@ def run_precision(out: Path, limit: int = 40, scaling: int = 64, repeats: int = 
                 "dev_cases_per_file": limit,
                 "scaling_requests": scaling,
                 "torch_threads": threads,
-                "float_dtypes": {p: _dtypes(e) for p, e in engines.items()},
+                "dtypes": {p: _dtypes(e) for p, e in engines.items()},
             },
             "components": components(engines, repeats),
             "dev": dev(engines, limit),
@@ -152,6 +155,7 @@ def scaling_rate(engines: dict[str, Any], count: int) -> dict[str, Any]:
     from shadowswitch.request import ChatView
 
     engine = {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0, "certify": False}
+    engine["time_budget_ms"] = 60_000  # whole decisions: the LM passes they need are counted
     pol = Policy.model_validate({"task_type": TASK, "match": {"model": TASK}, "engine": engine})
     requests = [ChatView.parse(r.body) for r in requests_with_tools(count, 8, 1)]
     for e in engines.values():  # warm-up on other questions

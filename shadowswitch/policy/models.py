@@ -234,8 +234,7 @@ class ModelSource(NamedTuple):
             for what, url in (("encoder", self.embeddings_url), ("LM", self.scoring_url))
             if url
         ]
-        if self.precision != "float":
-            notes.append(self.precision)
+        notes += [self.precision] if self.precision != "float" else []
         return f"{self.model} ({', '.join(notes)})" if notes else self.model
 
 
