@@ -134,6 +134,12 @@ def scaling(
     time_budget_ms: Annotated[
         int | None, typer.Option(help="The policy's engine.time_budget_ms (default: the policy default)")
     ] = None,
+    precision: Annotated[
+        str,
+        typer.Option(
+            help="engine.precision values to compare, comma-separated (float,int8; default: the policy's)"
+        ),
+    ] = "",
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
 ) -> None:
     """The local engine behind a real server, by offered tools and by concurrency.
@@ -152,6 +158,7 @@ def scaling(
         per_concurrency=per_concurrency,
         workers=_ints(workers),
         time_budget_ms=time_budget_ms,
+        precisions=tuple(split(precision, ("float", "int8"), "precision")) if precision else (),
     )
     run_scaling(config)
 
@@ -336,6 +343,28 @@ def fuzz(
     total = results["total"]
     typer.echo(f"{total['cases']} cases, {total['failures']} failures → {out}")
     raise typer.Exit(1 if total["failures"] else 0)
+
+
+@bench_app.command("precision")
+def precision(
+    limit: Annotated[int, typer.Option(help="BFCL cases per development file (live_*)")] = 40,
+    requests: Annotated[int, typer.Option(help="Scaling requests (8 tools) timed in batches of 8")] = 64,
+    repeats: Annotated[int, typer.Option(help="Timed passes per model shape")] = 7,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/precision.json"),
+) -> None:
+    """`engine.precision` float beside int8 in one process: the models' passes, the same
+    decisions or not on BFCL development cases, decisions a second on the scaling requests."""
+    _offline_and_stoppable()
+    from bench.precision import run_precision
+
+    doc = run_precision(out, limit, requests, repeats)
+    for name, figures in doc["components"].items():
+        typer.echo(f"{name}: {figures}")
+    dev = doc["dev"]
+    typer.echo(
+        f"dev: {dev['same_decisions']}/{dev['cases']} the same; {dev['summary']}; ms p50 {dev['ms_p50']}"
+    )
+    typer.echo(f"scaling: {doc['scaling']}")
 
 
 @bench_app.command("zh")

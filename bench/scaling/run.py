@@ -50,6 +50,7 @@ class ScalingConfig:
     concurrency_tools: int = 8
     workers: tuple[int, ...] = (1,)  # `serve --workers N`, each measured in turn, side by side
     time_budget_ms: int | None = None  # the policy's engine.time_budget_ms (None: its default)
+    precisions: tuple[str, ...] = ()  # engine.precision, each measured in turn (empty: the default)
 
     def size_count(self) -> int:
         return self.per_size or (6 if self.quick else 40)
@@ -58,7 +59,9 @@ class ScalingConfig:
         return max(level, self.per_concurrency or (16 if self.quick else 128))
 
 
-def write_policies(folder: Path, upstream_v1: str, time_budget_ms: int | None = None) -> Path:
+def write_policies(
+    folder: Path, upstream_v1: str, time_budget_ms: int | None = None, precision: str | None = None
+) -> Path:
     """Canary 100%, thresholds 0: every request is decided (and answered) locally, unless it
     runs past the time budget."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -70,7 +73,8 @@ def write_policies(folder: Path, upstream_v1: str, time_budget_ms: int | None = 
         "match": {"model": TASK},
         "rollout": {"mode": "canary", "percent": 100, "compare_percent": 0},
         "engine": {"max_candidates": MAX_CANDIDATES, "min_confidence": 0, "min_margin": 0, "certify": False}
-        | ({"time_budget_ms": time_budget_ms} if time_budget_ms else {}),
+        | ({"time_budget_ms": time_budget_ms} if time_budget_ms else {})
+        | ({"precision": precision} if precision else {}),
         "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
     }
     (folder / f"{TASK}.yaml").write_text(yaml.safe_dump(policy))
@@ -155,9 +159,12 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         up_cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up_port)]
         with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
             upstream = f"http://127.0.0.1:{up_port}/v1"
-            policies = write_policies(workdir / "policies", upstream, config.time_budget_ms)
-            for workers in config.workers:  # the same runs for each, one server after the other
-                by_workers.append(_serve_and_send(config, workdir, policies, workers))
+            for precision in config.precisions or (None,):  # one server after the other
+                folder = workdir / f"policies-{precision or 'default'}"
+                policies = write_policies(folder, upstream, config.time_budget_ms, precision)
+                for workers in config.workers:  # the same runs for each
+                    run = _serve_and_send(config, workdir, policies, workers)
+                    by_workers.append(run | ({"precision": precision} if precision else {}))
     first = by_workers[0]
     results = {
         "benchmark": "scaling",
@@ -173,6 +180,7 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
             "scorer": "hybrid (policy default), thresholds 0",
             "time_budget_ms": config.time_budget_ms or "policy default",
             "workers": list(config.workers),
+            "precisions": list(config.precisions) or "policy default",
             "dtypes": _dtypes(),
         },
         "batching": BATCHING,
@@ -204,14 +212,23 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
     the concurrency runs (after the same requests as every other worker count: the same caches)."""
     port = free_port()
     cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port), "--workers", str(workers)]
-    cmd += ["--policies", str(policies), "--db", f"sqlite:///{workdir / f'scaling-{workers}.db'}"]
+    cmd += [
+        "--policies",
+        str(policies),
+        "--db",
+        f"sqlite:///{workdir / f'scaling-{policies.name}-{workers}.db'}",
+    ]
     cmd += ["--log-level", "warning"]
     base = f"http://127.0.0.1:{port}"
     console.print(f"starting shadowswitch serve --workers {workers} with the embedded models…")
     by_tools: list[dict[str, Any]] = []
     by_concurrency: list[dict[str, Any]] = []
     with started(
-        cmd, f"{base}/readyz", workdir / f"serve-{workers}.log", bench_env() | _dtypes(), timeout_s=900
+        cmd,
+        f"{base}/readyz",
+        workdir / f"serve-{policies.name}-{workers}.log",
+        bench_env() | _dtypes(),
+        timeout_s=900,
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
         console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
@@ -278,12 +295,15 @@ def print_tables(results: dict[str, Any]) -> None:
         f"{memory['rss_after_mb']} MB after the runs"
     )
     if len(results["by_workers"]) > 1:
-        table = Table("workers", "RSS ready", "PSS ready", "PSS after", *COLUMNS, title="by workers")
+        table = Table(
+            "workers", "RSS ready", "PSS ready", "PSS after", *COLUMNS, title="by workers and precision"
+        )
         for run in results["by_workers"]:
             m = run["memory"]
             for row in run["by_concurrency"]:
                 sizes = (_num(m[k]) for k in ("rss_ready_mb", "pss_ready_mb", "pss_after_mb"))
-                table.add_row(f"{run['workers']} (c{row['concurrency']})", *sizes, *_cells(row))
+                label = f"{run['workers']} {run.get('precision', '')} (c{row['concurrency']})"
+                table.add_row(label, *sizes, *_cells(row))
         console.print(table)
     console.print(f"batching: {results['batching']}")
 

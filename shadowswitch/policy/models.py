@@ -226,14 +226,16 @@ class ModelSource(NamedTuple):
     model: str
     embeddings_url: str | None = None
     scoring_url: str | None = None
+    precision: str = "float"  # `Engine.precision`: of the models that run in this process group
 
     def __str__(self) -> str:
-        remote = [
+        notes = [
             f"{what} at {url}"
             for what, url in (("encoder", self.embeddings_url), ("LM", self.scoring_url))
             if url
         ]
-        return f"{self.model} ({', '.join(remote)})" if remote else self.model
+        notes += [self.precision] if self.precision != "float" else []
+        return f"{self.model} ({', '.join(notes)})" if notes else self.model
 
 
 def _check_url(value: str | None) -> str | None:
@@ -280,6 +282,13 @@ class Engine(Strict):
         default_factory=Remote,
         description="The serving engines of `backend: remote`.",
         examples=[{"embeddings_url": "http://127.0.0.1:7997", "scoring_url": "http://127.0.0.1:8000/v1"}],
+    )
+    precision: Literal["float", "int8"] = Field(
+        default="float",
+        description="The arithmetic of the models that run in the `serve` process group: float "
+        "(bfloat16 or float32, whichever this CPU runs faster), or int8 (their linear layers quantised, "
+        "torch dynamic quantisation). Task types that differ in it load the models once each.",
+        examples=["int8"],
     )
     scorer: Literal["lm", "embedding", "hybrid"] = Field(
         default="hybrid",
@@ -368,8 +377,8 @@ class Engine(Strict):
     def source(self) -> ModelSource:
         """The engine this task type is served by (the engine set's key)."""
         if self.backend == "embedded":
-            return ModelSource(self.model)
-        return ModelSource(self.model, self.remote.embeddings_url, self.remote.scoring_url)
+            return ModelSource(self.model, precision=self.precision)
+        return ModelSource(self.model, self.remote.embeddings_url, self.remote.scoring_url, self.precision)
 
 
 class Slot(Strict):

