@@ -7,7 +7,7 @@ from shadowswitch.engines.local.arguments.grounding import Filled
 from shadowswitch.engines.local.arguments.memory import MemoryReader
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.pointer import offers
-from shadowswitch.engines.local.arguments.recall import MARGIN, recall
+from shadowswitch.engines.local.arguments.recall import MARGIN, overrule, recall
 from shadowswitch.engines.local.arguments.today import Today
 from tests.support.conversations import GET_ORDER, call, request, result, walk
 
@@ -118,3 +118,48 @@ def test_a_note_is_written_not_copied() -> None:
     filled = Filled(missing=["note"])
     recall(filled, parameters, MemoryReader().read(view, Today()))
     assert filled.missing == ["note"]
+
+
+CUSTOMER = {
+    "type": "object",
+    "properties": {"customer_id": {"type": "string", "description": "The customer's id"}},
+    "required": ["customer_id"],
+}
+
+
+def test_a_records_own_id_overrules_a_guess_from_the_words() -> None:
+    """The user gave an email; the look-up's record has a `customer_id`: the filler's span (the
+    email) gives way to the record's field, with its path. A value the words hold that is such a
+    field stays, and with no field of that name nothing changes."""
+    found = {"customer_id": "cus_1042", "email": "ann@corp.example", "name": "Ann Lee"}
+    view = request(
+        {"role": "user", "content": "It's ann@corp.example"},
+        call("find_customer_by_email", {"email": "ann@corp.example"}, "c0"),
+        result(found, "c0"),
+    )
+    memory = MemoryReader().read(view, Today())
+    text = {"customer_id": {"source": "text"}}
+    guessed = Filled(arguments={"customer_id": "ann@corp.example"}, sources=dict(text))
+    overrule(guessed, CUSTOMER, memory)
+    assert guessed.arguments == {"customer_id": "cus_1042"}
+    assert guessed.sources["customer_id"]["path"] == "customer_id"
+    said = Filled(arguments={"customer_id": "cus_1042"}, sources={"customer_id": {"source": "text"}})
+    overrule(said, CUSTOMER, memory)
+    assert said.sources["customer_id"] == {"source": "text"}
+    other = {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]}
+    kept = Filled(arguments={"email": "ann@corp.example"}, sources={"email": {"source": "text"}})
+    overrule(kept, other, memory)
+    assert kept.arguments == {"email": "ann@corp.example"}
+
+
+def test_a_list_of_ids_is_named_by_its_key() -> None:
+    """`orders: ["LK1", ...]` offers `order_id` values as the field of that name would."""
+    view = request(
+        {"role": "user", "content": "Where is my order?"},
+        call("get_customer", {"customer_id": "cus_1"}, "c0"),
+        result({"customer_id": "cus_1", "orders": ["LK100", "LK200"]}, "c0"),
+    )
+    top = offers(params_of(GET_ORDER)[0], MemoryReader().read(view, Today()))
+    listed = [o for o in top if o.value in ("LK100", "LK200")]
+    assert listed and all("key_name" in o.features for o in listed)
+    assert "key_name" not in next(o for o in top if o.value == "cus_1").features

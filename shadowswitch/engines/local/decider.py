@@ -23,7 +23,7 @@ from shadowswitch.engines.local.arguments.learned import learned_values, unrelia
 from shadowswitch.engines.local.arguments.memory import MemoryReader
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.readings import TurnReadings
-from shadowswitch.engines.local.arguments.recall import recall
+from shadowswitch.engines.local.arguments.recall import overrule, recall
 from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
@@ -336,9 +336,11 @@ class Decider:
         filled.sources = at_message(filled.sources, message)
         fill_text = self.readings.fill_text(self.filler.fill, today)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
+        pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
+        values = self.memories.read(request, today)
+        overrule(filled, asked, values, pointer, best.id)  # a record's own id over a guess from words
         if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing
-            pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
-            recall(filled, asked, self.memories.read(request, today), pointer, best.id)
+            recall(filled, asked, values, pointer, best.id)
         if memory is not None:
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments

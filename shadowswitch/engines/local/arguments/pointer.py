@@ -156,6 +156,8 @@ def features(
     feats: dict[str, float] = {MEMORY: 1.0, f"src:{found.role}": 1.0, f"kind:{entry.kind}": 1.0}
     if own and (own == name or (parent[-1:] + own) == name or (*parent, *own) == name):
         feats["key_name"] = 1.0
+    elif _listed_ids(entry.pattern, entry.key, name):
+        feats["key_name"] = 1.0  # a list of ids named by its items: `orders[]` for `order_id`
     if own and name:
         feats["key_part"] = len(set(name) & {*own, *parent}) / len(set(name))
     if set(own) & p.desc_words:
@@ -219,6 +221,13 @@ def stems(key: str, plural: bool = False) -> tuple[str, ...]:
     """A key's words as stems (`plural`: a list's key, each word in the singular): "orderItems"
     → (order, item)."""
     return tuple(stem(singular(w) if plural else w) for w in words(key))
+
+
+def _listed_ids(pattern: str, key: str, name: tuple[str, ...]) -> bool:
+    """A list item under a key naming what an id parameter identifies (`orders[]`, `order_id`)."""
+    if not pattern.endswith("[]") or not name or name[-1] not in ID_WORDS:
+        return False
+    return stems(key, plural=True) == name[:-1]
 
 
 def _mentioned(value: str, reply: str) -> bool:

@@ -14,6 +14,10 @@ After the last user turn, the earlier turns and this turn's tool results (`fille
 - a parameter the agent writes rather than copies (a note, a summary, a message) is not copied;
 - anything else stays missing: the engine abstains (`missing_value:<param>`), never invents.
 
+`overrule` goes further for an id the words do not hold: a value the filler read, no leaf named
+as the parameter, gives way to a tool result's leaf named as the parameter when that leaf is the
+memory's sure offer.
+
 A served value's provenance is where it is: `source: text`, the message's index and role, the
 JSON `path` of a leaf, and its span when it has one. What each parameter was offered is recorded
 compactly (`grounding.Read`: the best `RECORDED` offers' features and scores, never more), for the
@@ -61,6 +65,31 @@ def recall(
         if value is not None and is_valid(value[0], p.schema):
             filled.put(p.name, value)
             filled.missing.remove(p.name)
+
+
+def overrule(
+    filled: Filled,
+    parameters: dict[str, Any],
+    memory: ValueMemory,
+    learned: Mapping[str, float] | None = None,
+    tool: str = "",
+) -> None:
+    """Replace a value the filler read by the memory's copy, where a tool result has a leaf named
+    as the parameter (`customer_id` → `customer_id`) that is the sure offer and the filler's value
+    is no leaf of that name: its best span for an id the user never said (their email or name for
+    `customer_id`) is a guess, the record's own field is not."""
+    for p in params_of(parameters):
+        if p.kind not in SCALAR_KINDS or p.name not in filled.arguments or p.name_words & WRITTEN:
+            continue
+        current = value_key(filled.arguments[p.name])
+        found = [o for o in offers(p, memory, learned, tool) if o.found.message != memory.last_user]
+        if any(value_key(o.value) == current and "key_name" in o.features for o in found):
+            continue  # the words' value is a record's field of that name too
+        if not found or found[0].found.role != "tool" or "key_name" not in found[0].features:
+            continue
+        sure = found[0].score >= SERVE and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
+        if sure and is_valid(found[0].value, p.schema):
+            filled.put(p.name, (found[0].value, provenance(found[0].found)))
 
 
 def _scalar(
