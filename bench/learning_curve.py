@@ -327,6 +327,7 @@ def checkpoint(
     for decision_id in ids:
         store.exclude(decision_id)
     served = [j for j in judged if j["served"]]
+    wrong = sum(not j["agree"] for j in served)
     point: dict[str, Any] = {
         "pairs": pairs,
         "learn": {k: learned.get(k) for k in ("status", "version", "fitted", "why_not", "evaluation")},
@@ -336,6 +337,9 @@ def checkpoint(
         "coverage": round(len(served) / len(judged), 4) if judged else None,
         "agreement": round(sum(j["agree"] for j in served) / len(served), 4) if served else None,
         "agreement_all": round(sum(j["agree"] and j["served"] for j in judged) / len(judged), 4),
+        # The cost of serving: local answers served wrong, per 100 test steps (the goal is <= 5).
+        "wrong_served": wrong,
+        "wrong_per_100": round(100 * wrong / len(judged), 2) if judged else None,
         "invented_values": sum(j["invented"] for j in judged),
         "choice_ms_p50": _p50([j["choice_ms"] for j in judged]),
         "misses": _counts(j["why"] for j in judged if j["served"] and not j["agree"]),

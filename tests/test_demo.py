@@ -14,6 +14,8 @@ import typer
 from shadowswitch.rollouts.store.repository import RolloutRepository
 from shadowswitch.store import db as database
 from shadowswitch.store.decisions import DecisionStore
+from shadowswitch.store.exemplars import ExemplarStore
+from shadowswitch.store.tables import Decision
 from tests.support.demo import quick_demo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,14 +24,21 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 def test_the_quick_demo_tells_its_story_shadow_canary_and_the_broken_upgrade(tmp_path: Path) -> None:
     """Shadow, canary 25% and 100%, the broken upgrade: every stage runs and is audited, and the
-    canary stages ask the local engine. How much it serves is what the shadow pairs certified,
-    which varies with a busy machine's load; the demo then says whether the breaker tripped."""
+    canary stages ask the local engine inside the region the shadow pairs certified; the demo
+    then says whether the breaker tripped."""
     out = quick_demo(tmp_path, 4, trips=False)
     engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
     rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
     served = {path: sum(1 for r in rows if r.path == path) for path in ("local", "generative", "fallback")}
     assert served["local"] + served["fallback"] > 0 and served["generative"] > 0
     assert any(r.agreement is not None for r in rows)  # shadow pairs were recorded
+    # Every shadow step's run ended and made its pair, whatever the load: the certificate rests
+    # on all of them (the task set's 175 steps a pass; two passes certify at 95%).
+    shadow = every_pair_kept(rows)
+    first = next(c for c in ExemplarStore(engine).certificates.history("travel") if c.status == "certified")
+    assert first.version == 1 and first.threshold is not None
+    assert first.figures["pairs"] == len(shadow) and len(shadow) % 175 == 0
+    assert f"of the {len(shadow)} held-out pairs the certificate rests on" in out.stdout
     rollouts = RolloutRepository(engine)
     audit = rollouts.audit("travel", limit=50)
     kinds = [(e.new_mode, e.new_percent) for e in reversed(audit) if e.actor != "breaker"]
@@ -50,8 +59,19 @@ def test_the_quick_demo_in_chinese_tells_the_breaker_story(tmp_path: Path) -> No
     engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
     rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
     assert any(r.path in ("local", "fallback") for r in rows)  # the engine was asked in canary
+    every_pair_kept(rows)
     tripped = RolloutRepository(engine).get("travel").breaker_state == "open"
     assert tripped or "the breaker did not trip in this run" in out.stdout
+
+
+def every_pair_kept(rows: list[Decision]) -> list[Decision]:
+    """The shadow stages' decisions, each of whose shadow runs ended: none skipped for want of
+    room, none cut by the served path's time budget."""
+    shadow = [r for r in rows if r.mode == "shadow"]
+    assert shadow and all(r.shadow and r.shadow.get("path") == "local" for r in shadow)
+    assert not [r.shadow for r in shadow if r.shadow.get("skipped") or "error" in r.shadow]
+    assert not [r.id for r in shadow if r.shadow.get("abstain_reason") == "time_budget"]
+    return shadow
 
 
 @pytest.mark.integration  # a process of its own

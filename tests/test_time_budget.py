@@ -43,6 +43,23 @@ def test_a_decision_past_its_budget_abstains_and_the_upstream_answers(proxy: Any
     assert record["valid"] is True
 
 
+def test_a_shadow_run_is_not_held_to_the_served_paths_budget(proxy: Any, local_engine: Any) -> None:
+    """A 1 ms budget: served, the engine abstains; in shadow, where no user waits for it, its run
+    ends and makes its pair all the same (a loaded machine must not cost learning its pairs)."""
+    shadowed = policy(time_budget_ms=1, learn=True)
+    shadowed["rollout"] = {"mode": "shadow"}
+    url = proxy(shadowed, local_factory=lambda: local_engine)
+    raw = ask(url, "What's the weather like in Lisbon today?")
+    assert raw.headers["x-shadowswitch-path"] == "generative"
+    record = wait_for(url, raw.headers["x-shadowswitch-decision-id"], "shadow")
+    shadow = record["shadow"]
+    assert shadow["abstain_reason"] is None and shadow["name"] == "get_weather", shadow
+    assert record["agreement"] is not None  # a compared pair
+    served = proxy(policy(time_budget_ms=1), local_factory=lambda: local_engine)
+    again = ask(served, "What's the weather like in Porto today?")
+    assert decision(served, again.headers["x-shadowswitch-decision-id"])["abstain_reason"] == "time_budget"
+
+
 def test_short_requests_keep_their_p99_beside_a_heavy_agent_learning_in_shadow(
     proxy: Any, local_engine: Any
 ) -> None:

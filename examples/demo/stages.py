@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import statistics
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from openai import OpenAI
 
 from examples.travel_agent.agent import TaskResult, TravelAgent
@@ -39,6 +41,35 @@ def run_tasks(
                 on_done(result)
     order = {task.id: i for i, task in enumerate(tasks)}
     return sorted(results, key=lambda r: order[r.task_id])
+
+
+ROOM = 24  # a round's steps: under the proxy's 32 shadow runs in flight, with room for retries
+
+
+def rounds(tasks: Sequence[Task], room: int = ROOM) -> list[list[Task]]:
+    """The tasks in order, in rounds of at most `room` expected steps (each turn's calls and its
+    answer): a shadow stage that waits for each round's shadow runs never has one skipped."""
+    out: list[list[Task]] = [[]]
+    used = 0
+    for task in tasks:
+        steps = sum(len(turn.calls) + 1 for turn in task.turns)
+        if out[-1] and used + steps > room:
+            out.append([])
+            used = 0
+        out[-1].append(task)
+        used += steps
+    return [r for r in out if r]
+
+
+def drained(base_url: str, limit_s: float = 1800) -> None:
+    """Until the proxy's background work (shadow runs, learning's pairs) has ended: its
+    `shadowswitch_background_in_flight` gauge reads 0."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        for line in httpx.get(f"{base_url}/metrics", timeout=30).text.splitlines():
+            if line.startswith("shadowswitch_background_in_flight ") and float(line.split()[1]) == 0:
+                return
+        time.sleep(0.2)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from examples.demo.learned import SHADOW_PASSES, certified, describe, learn_now
 from examples.demo.servers import TASK_TYPE, serving, upstream_settings, wait_ready, write_policies
-from examples.demo.stages import Summary, run_tasks, summarise
+from examples.demo.stages import Summary, drained, rounds, run_tasks, summarise
 from examples.travel_agent.task_sets import tasks_in
 from examples.travel_agent.tasks import Task
 
@@ -94,7 +94,7 @@ class Story:
             else:
                 say("[dim]1. direct: skipped — a provider model is reached through LiteLLM only[/dim]")
             self.set_rollout("shadow", None, "demo: watch the local engine beside the generative path")
-            self.stage("2. through shadowswitch, shadow", proxy, "shadow", self.task_set)
+            self.stage("2. through shadowswitch, shadow", proxy, "shadow", self.task_set, paced=True)
             self.certify(proxy)
             self.show_report()
             self.set_rollout("canary", 25, "demo: agreement looks good; a quarter of customers local")
@@ -150,7 +150,11 @@ class Story:
 
     # -- stages --------------------------------------------------------------------------
 
-    def stage(self, title: str, url: str, tag: str, tasks: list[Task], tools: str = "v1") -> Summary:
+    def stage(
+        self, title: str, url: str, tag: str, tasks: list[Task], tools: str = "v1", paced: bool = False
+    ) -> Summary:
+        """The tasks through `url`; `paced`: in rounds, each once the shadow runs before it have
+        ended, so that every step makes its pair however busy the machine (learning's stages)."""
         self.console.rule(f"[bold]{title}")
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=self.console, transient=True) as progress:
@@ -162,15 +166,19 @@ class Story:
                 ok += result.success
                 progress.update(bar, advance=1, description=f"{len(tasks)} tasks, {ok} succeeded")
 
-            results = run_tasks(
-                url,
-                tasks,
-                tag=tag,
-                tools_version=tools,
-                concurrency=self.config.concurrency,
-                on_done=done,
-                lang=self.config.lang,
-            )
+            results = []
+            for part in rounds(tasks) if paced else [tasks]:
+                results += run_tasks(
+                    url,
+                    part,
+                    tag=tag,
+                    tools_version=tools,
+                    concurrency=self.config.concurrency,
+                    on_done=done,
+                    lang=self.config.lang,
+                )
+                if paced:
+                    drained(url)
         summary = summarise(results)
         self.run.stages[title] = summary
         self.console.print(summary_table([(title, summary)]))
@@ -189,7 +197,8 @@ class Story:
             if certified(result) or attempt == SHADOW_PASSES:
                 time.sleep(1.5)  # every server loads the new state and its certificate within a second
                 return
-            self.stage(f"2.{attempt}. shadow again, for more pairs", proxy, f"shadow{attempt}", self.task_set)
+            again = f"2.{attempt}. shadow again, for more pairs"
+            self.stage(again, proxy, f"shadow{attempt}", self.task_set, paced=True)
 
     def set_rollout(self, mode: str, percent: float | None, reason: str) -> None:
         from shadowswitch.rollouts.store.repository import RolloutRepository

@@ -23,6 +23,11 @@ class InFlight:
         self._comparisons: set[asyncio.Task[None]] = set()
         self._requests: set[asyncio.Task[Any]] = set()  # the tasks answering requests (and streams)
 
+    @property
+    def background(self) -> int:
+        """Background work not yet ended: shadow and comparison runs, learning, breaker events."""
+        return len(self._background)
+
     def track_request(self) -> None:
         """Shutdown waits for this request's task: its answer, its stream, or its record as cut off."""
         task = asyncio.current_task()

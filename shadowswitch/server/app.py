@@ -116,6 +116,7 @@ def create_app(
         learning=learning,
         redact=load_redactor(settings.redact),
     )
+    metrics.background_in_flight.set_function(lambda: pipeline.inflight.background)
     reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)
     admins = settings.admins()
     usage = UsageStore(engine)

@@ -94,6 +94,11 @@ class Metrics:
             ["task_type"],
             registry=self.registry,
         )
+        self.background_in_flight = Gauge(
+            "shadowswitch_background_in_flight",
+            "Background work in flight: shadow and comparison runs, learning's pairs, breaker events",
+            registry=self.registry,
+        )
         self.learning_runs = Counter(
             "shadowswitch_learning_runs",
             "Learning runs of this replica's learner, by outcome (locked, already_judged: skipped)",

@@ -221,3 +221,33 @@ async def test_a_background_job_gives_way_at_once_and_runs_again_after() -> None
         worker.close()
     assert served_s < 0.3
     assert runs == [100, 1, 100]
+
+
+async def test_a_background_job_has_the_background_budget_unless_run_ahead_of_a_user() -> None:
+    """Alone, a background job's budget is the background's; run ahead of queued served jobs (it
+    waited too long), its policy's again, which bounds how long they wait."""
+    from shadowswitch.engines.local.runtime import budget
+
+    seen: dict[int, float] = {}
+    hold = threading.Event()
+
+    def run(jobs: Sequence[int]) -> list[int]:
+        if jobs == [-1]:
+            hold.wait(5)
+        seen.update({job: budget.allowed(250) for job in jobs})
+        return list(jobs)
+
+    worker: Worker[int, int] = Worker(run, max_batch=1, background_wait_s=0.0)
+    try:
+        assert await worker.submit(100, background=True) == 100
+        busy = asyncio.ensure_future(worker.submit(-1))
+        await asyncio.sleep(0.05)
+        queued = [asyncio.ensure_future(worker.submit(101, background=True))]
+        queued += [asyncio.ensure_future(worker.submit(i)) for i in range(2)]
+        await asyncio.sleep(0.01)
+        hold.set()
+        await asyncio.gather(busy, *queued)
+    finally:
+        worker.close()
+    assert seen[100] == budget.BACKGROUND_BUDGET_MS > 250
+    assert seen[101] == 250 and seen[0] == seen[1] == 250

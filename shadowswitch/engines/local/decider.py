@@ -154,7 +154,7 @@ class Decider:
     def _bounded(self, job: Job, query: torch.Tensor, cset: CandidateSet, context: Any) -> Choice:
         """One job of the batch within its policy's time budget; past it, `time_budget`."""
         clock = Clock()
-        with budget.bounded(budget.Deadline(job.policy.engine.time_budget_ms)):
+        with budget.bounded(budget.Deadline(budget.allowed(job.policy.engine.time_budget_ms))):
             try:
                 if job.tool is None:
                     return self.decide(job.request, job.policy, query, cset, job.memory, context)

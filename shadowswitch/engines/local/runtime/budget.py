@@ -9,7 +9,10 @@ budget by one layer's time at most. The budget counts the decision's own work, n
 the queue nor the encoder pass it shares with its batch.
 
 The same checks let background work (a shadow run, learning's fill) give way at once to a request
-a user waits for (`yielding`): it stops, and the engine's worker runs it again later.
+a user waits for (`yielding`): it stops, and the engine's worker runs it again later. While it may
+give way, its budget is the background's (`background`), not the served path's: no user waits for
+it, and a shadow run cut short on a loaded machine is a pair lost to learning. Run ahead of a user
+(it waited too long), it is capped by its policy's budget again, which bounds that user's wait.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 from shadowswitch.engines.base import TIME_BUDGET
 
 _current = threading.local()  # the deadline of the decision this thread is working on
+BACKGROUND_BUDGET_MS = 30_000  # a background run's engine time while it yields to served work
 _hooked: weakref.WeakSet[Any] = weakref.WeakSet()  # layers that check it already
 
 
@@ -69,6 +73,23 @@ def yielding(waiting: Callable[[], bool]) -> Iterator[None]:
         yield
     finally:
         _current.waiting = before
+
+
+@contextlib.contextmanager
+def background(budget_ms: float = BACKGROUND_BUDGET_MS) -> Iterator[None]:
+    """Decisions on this thread within the block are background work that yields to served work:
+    their budget is at least `budget_ms` (`allowed`)."""
+    before = getattr(_current, "background_ms", None)
+    _current.background_ms = budget_ms
+    try:
+        yield
+    finally:
+        _current.background_ms = before
+
+
+def allowed(policy_ms: float) -> float:
+    """A decision's budget on this thread: its policy's, or the background's when larger."""
+    return max(policy_ms, getattr(_current, "background_ms", None) or 0)
 
 
 def check() -> None:

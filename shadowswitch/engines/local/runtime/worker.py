@@ -4,9 +4,11 @@ Two lanes: the jobs a user waits for (served requests) and background jobs (shad
 learning's fills; `engines.priority`). A batch is made of served jobs only, as many as are queued
 (up to `max_batch`); a background job runs alone, when no served job is queued or once it has
 waited `background_wait_s`. A background job stops at the next model layer once a served job is
-queued (runtime/budget.py) and runs again later; one that has waited `background_wait_s` runs to
-its end, which its policy's time budget caps. So a served request waits behind a background job
-for one layer, or, at most once every `background_wait_s`, for one budget.
+queued (runtime/budget.py) and runs again later; meanwhile its budget is the background's
+(`budget.background`: a shadow run cut short is a pair lost). One that has waited
+`background_wait_s` while served jobs are queued runs to its end, which its policy's time budget
+caps. So a served request waits behind a background job for one layer, or, at most once every
+`background_wait_s`, for one budget.
 """
 
 from __future__ import annotations
@@ -102,12 +104,13 @@ class Worker(Generic[J, R]):
 
     def _run_background(self, item: tuple[J, asyncio.Future[R]], queued: float) -> None:
         """A background job, stopped as soon as a served job is queued and put back at the head
-        of its lane (when it was queued kept); one that has waited too long runs to its end."""
-        if time.monotonic() - queued > self.background_wait_s:
+        of its lane (when it was queued kept); one that has waited too long, with served jobs
+        queued behind it, runs to its end within its policy's budget."""
+        if self._served and time.monotonic() - queued > self.background_wait_s:
             self._run([item])
             return
         try:
-            with budget.yielding(lambda: bool(self._served)):
+            with budget.yielding(lambda: bool(self._served)), budget.background():
                 self._run([item], preemptible=True)
         except budget.Preempted:
             with self._ready:
