@@ -32,7 +32,7 @@ from typing import Any
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, params_of, stem
-from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, offers
+from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, Offer, offers
 from shadowswitch.engines.local.arguments.results import words
 from shadowswitch.engines.local.schema import is_valid
 
@@ -87,8 +87,7 @@ def overrule(
             continue  # the words' value is a record's field of that name too
         if not found or found[0].found.role != "tool" or "key_name" not in found[0].features:
             continue
-        sure = found[0].score >= SERVE and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
-        if sure and is_valid(found[0].value, p.schema):
+        if _sure(found) and is_valid(found[0].value, p.schema):
             filled.put(p.name, (found[0].value, provenance(found[0].found)))
 
 
@@ -103,11 +102,7 @@ def _scalar(
         for o in offers(p, memory, learned, tool)
         if o.found.message != memory.last_user and value_key(o.value) not in taken
     ]
-    sure = (
-        bool(found)
-        and found[0].score >= SERVE
-        and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
-    )
+    sure = _sure(found)
     if found:
         top = found[:RECORDED]
         filled.read[p.name] = Read(
@@ -116,6 +111,15 @@ def _scalar(
             0 if sure else -1,
         )
     return (found[0].value, provenance(found[0].found)) if sure else None
+
+
+def _sure(found: list[Offer]) -> bool:
+    """The best offer scores at least `SERVE`, `MARGIN` ahead of the next."""
+    return (
+        bool(found)
+        and found[0].score >= SERVE
+        and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
+    )
 
 
 def provenance(found: Found) -> Source:
