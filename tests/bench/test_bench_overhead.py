@@ -30,7 +30,7 @@ def test_a_tiny_run_writes_every_cell_with_the_keyed_workers(tmp_path: Path) -> 
     assert results["machine"]["cores"] and results["versions"]["litellm"] and "git_commit" in results
     assert "litellm-proxy" in results["skipped"]
     cells = results["cells"]
-    targets = ("direct", "shadowswitch-1w", "shadowswitch-1w-key", "shadowswitch-1w-key-rpm")
+    targets = ("direct", "floor", "shadowswitch-1w", "shadowswitch-1w-key", "shadowswitch-1w-key-rpm")
     assert {(c["target"], c["stream"], c["concurrency"]) for c in cells} == {
         (t, s, c) for t in targets for s in (False, True) for c in (1, 4)
     }
