@@ -53,24 +53,29 @@ test-deps:
 		else echo "error: the tests need $$missing: sudo apt-get install -y" $$missing >&2; exit 1; fi; \
 	fi
 
-# Two lanes on the machine's cores: the SQLite pass's longest part, and beside it the PostgreSQL
-# pass, lint, the wheel check and the rest of the SQLite pass (the bench and demo tests), one
-# after the other. Much of a pass is idle time (servers starting, sockets, the database), and
-# mypy alone takes two minutes of CPU on a fresh clone. The side lane's output is held in a log
-# and shown when both are done, so the two never interleave.
-SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_remote_backend.py
+# Lanes on the machine's cores: the SQLite pass's longest part; beside it the rest of the SQLite
+# pass (the bench, demo, dashboard and replica tests); and beside both the PostgreSQL pass, lint
+# and the wheel check, one after the other. Much of a pass is idle time (servers starting,
+# sockets, the database), so three lanes on two cores finish sooner than two; mypy alone takes
+# two minutes of CPU on a fresh clone. The side lanes' output is held in logs and shown when all
+# are done, so they never interleave.
+SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_remote_backend.py \
+	tests/test_dashboard.py tests/test_replicas.py tests/test_replicas_learning.py
 
 test: dev test-deps
 	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
-	   $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
-	   $(MAKE) --no-print-directory lint; lint=$$?; \
-	   $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
+	   { $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
+	     $(MAKE) --no-print-directory lint; lint=$$?; \
+	     $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
+	     exit $$(( postgres || lint || wheel )); } > .test-checks.log 2>&1 & checks=$$!; \
 	   wait $$serving || { cat .serving-env.log; exit 1; }; \
 	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS); side=$$?; \
-	   exit $$(( postgres || lint || wheel || side )); } > .test-beside.log 2>&1 & beside=$$!; \
+	   wait $$checks; checks=$$?; \
+	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
+	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
 	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS),--ignore=$(t)); sqlite=$$?; \
 	wait $$beside; beside=$$?; \
-	echo "--- PostgreSQL pass, lint, wheel check, SQLite pass of $(SIDE_TESTS) ---"; cat .test-beside.log; \
+	echo "--- SQLite pass of $(SIDE_TESTS) ---"; cat .test-beside.log; \
 	exit $$(( sqlite || beside ))
 
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
@@ -147,4 +152,4 @@ docs: lab
 	$(PY) -m shadowswitch.cli.reference
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .serving-env.log
+	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .test-checks.log .serving-env.log
