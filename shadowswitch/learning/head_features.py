@@ -58,7 +58,7 @@ class Example(Protocol):
 
 def context_of(e: Example, dim: int) -> np.ndarray[Any, Any]:
     """The example's context vector, zero when it has none (no reply yet, or stored before)."""
-    context = getattr(e, "context", None)
+    context = e.context
     if context is None or len(context) != dim:
         return np.zeros(dim)
     return np.asarray(context, dtype=np.float64)

@@ -53,38 +53,33 @@ class Deadline:
 
 
 @contextlib.contextmanager
+def _on_thread(name: str, value: Any) -> Iterator[None]:
+    """`value` as this thread's `name` within the block, the one before restored after it."""
+    before = getattr(_current, name, None)
+    setattr(_current, name, value)
+    try:
+        yield
+    finally:
+        setattr(_current, name, before)
+
+
+@contextlib.contextmanager
 def bounded(deadline: Deadline) -> Iterator[Deadline]:
     """Work on this thread within the block answers to `deadline` (`check`)."""
-    before = getattr(_current, "deadline", None)
-    _current.deadline = deadline
-    try:
+    with _on_thread("deadline", deadline):
         yield deadline
-    finally:
-        _current.deadline = before
 
 
-@contextlib.contextmanager
-def yielding(waiting: Callable[[], bool]) -> Iterator[None]:
+def yielding(waiting: Callable[[], bool]) -> contextlib.AbstractContextManager[None]:
     """Work on this thread within the block stops (`Preempted`) at the next check once
     `waiting()` says a more urgent job is queued."""
-    before = getattr(_current, "waiting", None)
-    _current.waiting = waiting
-    try:
-        yield
-    finally:
-        _current.waiting = before
+    return _on_thread("waiting", waiting)
 
 
-@contextlib.contextmanager
-def background(budget_ms: float = BACKGROUND_BUDGET_MS) -> Iterator[None]:
+def background(budget_ms: float = BACKGROUND_BUDGET_MS) -> contextlib.AbstractContextManager[None]:
     """Decisions on this thread within the block are background work that yields to served work:
     their budget is at least `budget_ms` (`allowed`)."""
-    before = getattr(_current, "background_ms", None)
-    _current.background_ms = budget_ms
-    try:
-        yield
-    finally:
-        _current.background_ms = before
+    return _on_thread("background_ms", budget_ms)
 
 
 def allowed(policy_ms: float) -> float:
