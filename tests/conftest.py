@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,6 +121,17 @@ def local_engine() -> Iterator[Any]:
     built = create_engine("embedded")
     yield built
     built.close()
+
+
+@pytest.fixture(scope="session")
+def told_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The quick demo told once a session (four tasks a stage, its breaker story left to chance):
+    its work directory and its output. The story's test and the dashboard's read its database,
+    and neither writes to it (a minute and a half of the lane each saves)."""
+    from tests.support.demo import quick_demo
+
+    workdir = tmp_path_factory.mktemp("demo")
+    return workdir, quick_demo(workdir, 4, trips=False)
 
 
 @pytest.fixture

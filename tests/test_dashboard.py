@@ -144,7 +144,9 @@ def story_window(db_url: str) -> str:
     return f"{math.ceil(((datetime.now(UTC) - shadow).total_seconds() + 15) / 60)}m"
 
 
-def test_the_task_page_tells_the_demo_story(tmp_path: Path, browser: Any) -> None:
+def test_the_task_page_tells_the_demo_story(
+    tmp_path: Path, browser: Any, request: pytest.FixtureRequest
+) -> None:
     """Shadow, canary 25% and 100%, then a broken upgrade that trips the breaker: the demo's own
     database, served by a proxy that loads no model, draws every chart, the rollout's steps and
     the trip. With SHADOWSWITCH_UPDATE_SCREENSHOTS=1 the whole task set is told and the page
@@ -157,11 +159,17 @@ def test_the_task_page_tells_the_demo_story(tmp_path: Path, browser: Any) -> Non
     from tests.support.servers import running
 
     ARTIFACTS.mkdir(exist_ok=True)
-    quick_demo(tmp_path, 0 if UPDATE else 4, latency="0.3-0.8" if UPDATE else "0.05-0.1", trips=UPDATE)
-    db_url = f"sqlite:///{tmp_path / 'shadowswitch.db'}"
+    if UPDATE:  # the whole task set, at a large model's pace
+        quick_demo(tmp_path, 0, latency="0.3-0.8")
+        workdir = tmp_path
+    else:
+        workdir = request.getfixturevalue("told_demo")[0]  # the session's quick demo
+    db_url = f"sqlite:///{workdir / 'shadowswitch.db'}"
     # whether a short run's broken upgrade trips the breaker depends on what was certified
     tripped = RolloutRepository(database.make_engine(db_url)).get("travel").breaker_state == "open"
-    settings = Settings(db_url=db_url, policies=tmp_path / "policies", load_models=False, spool_max_bytes=0)
+    settings = Settings(  # reads the story: no learning, no spool
+        db_url=db_url, policies=workdir / "policies", load_models=False, spool_max_bytes=0, learn_interval_s=0
+    )
     with running(create_app(settings)) as url:
         since = story_window(db_url)
         watched = Watched(browser)

@@ -22,12 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
-def test_the_quick_demo_tells_its_story_shadow_canary_and_the_broken_upgrade(tmp_path: Path) -> None:
+def test_the_quick_demo_tells_its_story_shadow_canary_and_the_broken_upgrade(
+    told_demo: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     """Shadow, canary 25% and 100%, the broken upgrade: every stage runs and is audited, and the
     canary stages ask the local engine inside the region the shadow pairs certified; the demo
     then says whether the breaker tripped."""
-    out = quick_demo(tmp_path, 4, trips=False)
-    engine = database.make_engine(f"sqlite:///{tmp_path / 'shadowswitch.db'}")
+    workdir, out = told_demo
+    engine = database.make_engine(f"sqlite:///{workdir / 'shadowswitch.db'}")
     rows = DecisionStore(engine).since(datetime.now(UTC) - timedelta(hours=1), "travel")
     served = {path: sum(1 for r in rows if r.path == path) for path in ("local", "generative", "fallback")}
     assert served["local"] + served["fallback"] > 0 and served["generative"] > 0

@@ -1,9 +1,10 @@
-"""Learning never delays a concurrent request: while the proxy's learning thread learns a task
-type from 2,000 pairs, the local path keeps answering at about its normal latency.
+"""Learning never delays a concurrent request: while the proxy learns a task type from 800
+pairs, the local path keeps answering at about its normal latency, on a loaded machine too.
 
-Real proxy (uvicorn in a thread, the session's embedded models, SQLite), real learning thread.
-Each request's text is new, so the encoder really runs. Learning on the event loop, or holding
-the GIL for long stretches, would stall the requests sent meanwhile for a large part of the run.
+Real proxy (uvicorn in a thread, the session's embedded models, SQLite), real learning run (in a
+process of its own). Each request's text is new, so the encoder really runs. Learning on the event
+loop, or on a low-priority thread holding the GIL while the machine is busy, would stall the
+requests sent meanwhile for a large part of the run (seen: 0.9 s with the tests' other lanes).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tests.support.servers import running
 from tests.support.wait import eventually
 
 TASK = "busy"
-PAIRS = 2000  # about 1.5-4 s of learning on 2 loaded cores: far longer than a stall allowed
+PAIRS = 800  # a run of 1-2 s on 2 idle cores, minutes on loaded ones: far longer than a stall
 TOOLS = ("lookup_order", "cancel_order", "__no_tool__")
 
 

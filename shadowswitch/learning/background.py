@@ -1,4 +1,10 @@
-"""Learning off the request path: one daemon thread at the lowest CPU priority, now and then.
+"""Learning off the request path: one daemon thread, now and then, whose runs go to a process of
+their own at the lowest CPU priority.
+
+A process, not the thread: a thread at the lowest priority that holds the GIL while the machine is
+busy waits long for a core, and every request waits for it (priority inversion: seen as 0.9 s
+stalls on a loaded 2-core machine). A process never holds the server's GIL, and the kernel's
+priority then does what it says. An in-memory database (one process) learns on the thread.
 
 Each round looks at every task type whose policy says `engine.learn` and runs `challenger.learn`
 once it has gathered `MIN_HOLDOUT` pairs more than at its last attempt (a run costs about a second
@@ -13,10 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing
 import os
 import socket
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +35,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from shadowswitch.learning.challenger import MIN_HOLDOUT, learn
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.policy.models import PolicySet
+from shadowswitch.store import db
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.locks import try_lock
 
@@ -34,6 +43,7 @@ log = logging.getLogger(__name__)
 LOWEST = 19  # nice value of the learning thread (Linux: per thread)
 LOCKED = "locked"  # another trainer holds the task type's lock: this round skipped it
 ALREADY_JUDGED = "already_judged"  # another trainer judged these pairs: nothing new to learn from
+FAILED = "failed"  # the run raised or its process died: logged, retried at the next round
 
 
 def trainer_name() -> str:
@@ -62,6 +72,24 @@ def describe(run: Run) -> str:
     return run.status
 
 
+def _learn_apart(url: str, cap: int, task: str, engine: EnginePolicy, actor: str, reply: Any) -> None:
+    """A learning run in a process of its own (spawned: imports numpy and the store, not the
+    models); its result, or the error's traceback, goes back through the pipe `reply`."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, 0, LOWEST)
+    try:
+        store = ExemplarStore(db.make_engine(url), cap)
+        reply.send(("ok", learn(store, task, engine, actor=actor)))
+    except Exception:  # the parent logs it: a child's traceback is not seen otherwise
+        reply.send(("error", traceback.format_exc()))
+    finally:
+        reply.close()
+
+
+def _in_memory(store: ExemplarStore) -> bool:
+    return store.engine.dialect.name == "sqlite" and (store.engine.url.database or "") in ("", ":memory:")
+
+
 class BackgroundLearner:
     def __init__(
         self,
@@ -70,8 +98,13 @@ class BackgroundLearner:
         interval_s: float,
         on_change: Callable[[str], None] | None = None,
         on_run: Callable[[Run], None] | None = None,
+        apart: bool = False,
     ):
+        """`apart`: each run in a process of its own (the server); otherwise on the calling
+        thread (`learn --follow`, a process of its own already)."""
         self.store = store
+        self.apart = apart and not _in_memory(store)
+        self._child: multiprocessing.process.BaseProcess | None = None
         self.policies = policies
         self.interval_s = interval_s
         self.on_change = on_change
@@ -91,6 +124,9 @@ class BackgroundLearner:
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
+        child = self._child
+        if child is not None and child.is_alive():
+            child.terminate()  # its transaction is rolled back; the lock goes with the thread
 
     def wake(self) -> None:
         """A round now rather than at the end of the interval, looking at every task type (the
@@ -99,8 +135,9 @@ class BackgroundLearner:
         self._wake.set()
 
     def _run(self) -> None:
-        with contextlib.suppress(OSError, AttributeError):  # not Linux: the default priority
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWEST)
+        if not self.apart:
+            with contextlib.suppress(OSError, AttributeError):  # not Linux: the default priority
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWEST)
         while True:
             self._wake.wait(self.interval_s)
             self._wake.clear()
@@ -147,7 +184,7 @@ class BackgroundLearner:
                 self._seen[task] = pairs
                 self.busy.set()
                 try:
-                    result = learn(self.store, task, engine, actor=self.actor)
+                    result = self._learn(task, engine)
                 finally:
                     self.busy.clear()
         seconds = time.monotonic() - started
@@ -157,3 +194,33 @@ class BackgroundLearner:
             self.on_run(run)
         log.info("learning %s: %s by %s in %.1f s", task, describe(run), self.actor, run.seconds)
         return result
+
+    def _learn(self, task: str, engine: EnginePolicy) -> dict[str, Any]:
+        if not self.apart:
+            return learn(self.store, task, engine, actor=self.actor)
+        context = multiprocessing.get_context("spawn")  # never fork a process with threads
+        mine, theirs = context.Pipe(duplex=False)
+        url = self.store.engine.url.render_as_string(hide_password=False)
+        child = context.Process(
+            target=_learn_apart,
+            args=(url, self.store.cap, task, engine, self.actor, theirs),
+            name=f"shadowswitch-learn-{task}",
+            daemon=True,
+        )
+        self._child = child
+        child.start()
+        theirs.close()  # the child's end: recv() sees EOF when the child dies without a word
+        try:
+            kind, payload = mine.recv()
+        except EOFError:
+            kind, payload = "error", "the learning process died without a result"
+        finally:
+            mine.close()
+            child.join()
+            self._child = None
+        if kind == "error" and child.exitcode:
+            payload = f"{payload} (exit code {child.exitcode})"
+        if kind == "error":
+            log.error("learning %s failed:\n%s", task, payload)
+            return {"status": FAILED}
+        return dict(payload)

@@ -93,6 +93,7 @@ def create_app(
         settings.learn_interval_s,
         memories.invalidate,
         lambda run: metrics.learning_runs.labels(run.task_type, run.status).inc(),
+        apart=True,
     )
     outcomes = Outcomes(
         Feedback(decisions, policies, recorder),
