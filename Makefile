@@ -53,14 +53,17 @@ test-deps:
 		else echo "error: the tests need $$missing: sudo apt-get install -y" $$missing >&2; exit 1; fi; \
 	fi
 
-# Lanes on the machine's cores: the SQLite pass's longest part; beside it the rest of the SQLite
-# pass (the bench, demo, dashboard and replica tests); and beside both the PostgreSQL pass, lint
-# and the wheel check, one after the other. Much of a pass is idle time (servers starting,
-# sockets, the database), so three lanes on two cores finish sooner than two; mypy alone takes
-# two minutes of CPU on a fresh clone. The side lanes' output is held in logs and shown when all
-# are done, so they never interleave.
+# Lanes on the machine's cores: the SQLite pass's longest part; beside it the server tests (proxies
+# that learn, roll out, shut down); beside both the rest of the SQLite pass (the bench, demo,
+# dashboard and replica tests) and, one after the other, the PostgreSQL pass, lint and the wheel
+# check. Much of a pass is idle time (servers starting, sockets, the database), so four lanes on
+# two cores finish sooner than two; mypy alone takes two minutes of CPU on a fresh clone. The
+# lanes' output is held in logs and shown when all are done, so they never interleave.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_remote_backend.py \
 	tests/test_dashboard.py tests/test_replicas.py tests/test_replicas_learning.py
+SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
+	tests/test_engine_host.py tests/test_ramp_proxy.py tests/test_key_freshness.py tests/test_keys.py \
+	tests/test_reload.py
 
 test: dev test-deps
 	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
@@ -73,10 +76,13 @@ test: dev test-deps
 	   wait $$checks; checks=$$?; \
 	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
 	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
-	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS),--ignore=$(t)); sqlite=$$?; \
+	$(PY) -m pytest -q -p no:cacheprovider $(SERVER_TESTS) > .test-servers.log 2>&1 & servers=$$!; \
+	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS),--ignore=$(t)); sqlite=$$?; \
+	wait $$servers; servers=$$?; \
+	echo "--- SQLite pass of $(SERVER_TESTS) ---"; cat .test-servers.log; \
 	wait $$beside; beside=$$?; \
 	echo "--- SQLite pass of $(SIDE_TESTS) ---"; cat .test-beside.log; \
-	exit $$(( sqlite || beside ))
+	exit $$(( sqlite || servers || beside ))
 
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
 # two minutes, for the edit-test loop. `make test` runs both tiers.
@@ -152,4 +158,4 @@ docs: lab
 	$(PY) -m shadowswitch.cli.reference
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .test-checks.log .serving-env.log
+	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .test-checks.log .test-servers.log .serving-env.log

@@ -102,7 +102,7 @@ def _bearer(key: str) -> dict[str, str]:
 
 def early_in_a_minute() -> None:
     """Start with room left in the current UTC minute, so a fixed window does not reset mid-test."""
-    eventually(lambda: dt.datetime.now(dt.UTC).second < 40, timeout_s=25, interval_s=0.5)
+    eventually(lambda: dt.datetime.now(dt.UTC).second < 50, timeout_s=15, interval_s=0.5)
 
 
 def assert_limited(url: str, key: str, code: str) -> int:

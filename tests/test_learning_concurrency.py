@@ -1,4 +1,4 @@
-"""Learning never delays a concurrent request: while the proxy learns a task type from 800
+"""Learning never delays a concurrent request: while the proxy learns a task type from 600
 pairs, the local path keeps answering at about its normal latency, on a loaded machine too.
 
 Real proxy (uvicorn in a thread, the session's embedded models, SQLite), real learning run (in a
@@ -27,7 +27,7 @@ from tests.support.servers import running
 from tests.support.wait import eventually
 
 TASK = "busy"
-PAIRS = 800  # a run of 1-2 s on 2 idle cores, minutes on loaded ones: far longer than a stall
+PAIRS = 600  # a run of 1-2 s on 2 idle cores, far longer on loaded ones: longer than any stall
 TOOLS = ("lookup_order", "cancel_order", "__no_tool__")
 
 
@@ -123,8 +123,9 @@ def test_learning_never_delays_a_concurrent_request(tmp_path: Path, upstream: st
         learner.wake()
         eventually(lambda: learner.busy.is_set() or learner.runs, timeout_s=30, interval_s=0.005)
         during = []
-        while learner.busy.is_set():
+        while learner.busy.is_set():  # paced: a request each 50 ms or so, not a load of its own
             during.append(ask(client, 1000 + len(during)))
+            time.sleep(0.03)
         after = [ask(client, 5000 + i) for i in range(10)]
 
     assert learner.runs, "the learning thread did not run"

@@ -73,8 +73,8 @@ def describe(run: Run) -> str:
 
 
 def _learn_apart(url: str, cap: int, task: str, engine: EnginePolicy, actor: str, reply: Any) -> None:
-    """A learning run in a process of its own (spawned: imports numpy and the store, not the
-    models); its result, or the error's traceback, goes back through the pipe `reply`."""
+    """A learning run in a process of its own (from the fork server: numpy and the store, never
+    the models); its result, or the error's traceback, goes back through the pipe `reply`."""
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(os.PRIO_PROCESS, 0, LOWEST)
     try:
@@ -84,6 +84,15 @@ def _learn_apart(url: str, cap: int, task: str, engine: EnginePolicy, actor: str
         reply.send(("error", traceback.format_exc()))
     finally:
         reply.close()
+
+
+def _forkserver() -> multiprocessing.context.ForkServerContext:
+    """Runs fork from a server process that imported the learning code once, at the first run:
+    a run starts in milliseconds, not the seconds a spawned interpreter takes to import numpy,
+    scipy and the store (and never forks this process, whose threads hold locks)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def _in_memory(store: ExemplarStore) -> bool:
@@ -198,7 +207,7 @@ class BackgroundLearner:
     def _learn(self, task: str, engine: EnginePolicy) -> dict[str, Any]:
         if not self.apart:
             return learn(self.store, task, engine, actor=self.actor)
-        context = multiprocessing.get_context("spawn")  # never fork a process with threads
+        context = _forkserver()
         mine, theirs = context.Pipe(duplex=False)
         url = self.store.engine.url.render_as_string(hide_password=False)
         child = context.Process(

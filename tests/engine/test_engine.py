@@ -229,7 +229,7 @@ async def test_repeated_call_abstains(engine: Any) -> None:
     assert choice.abstain_reason and "repeated_call" in choice.abstain_reason
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(schemas(patterns=True))
 def test_every_call_validates_with_the_model(engine: Any, schema: dict[str, Any]) -> None:
     request = ask("Book 3 seats to Paris, code AB123, on 2024-05-01", [tool("t", "d", {}, [])])
