@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from shadowswitch.learning import challenger
-from shadowswitch.learning.background import ALREADY_JUDGED, LOCKED, BackgroundLearner, Run
+from shadowswitch.learning.background import ALREADY_JUDGED, FAILED, LOCKED, BackgroundLearner, Run
 from shadowswitch.policy.models import Engine, Policy, PolicySet
 from shadowswitch.store import db
 from shadowswitch.store.exemplars import ExemplarStore
@@ -93,3 +94,35 @@ def test_one_trainer_on_postgres(pg_url: str) -> None:
     a.round()
     assert [r.status for r in runs] == [LOCKED, "promoted", ALREADY_JUDGED]
     assert judged_by(a.store) == [("learn_promote", "learner:replica-1")]
+
+
+@pytest.mark.integration  # a process of its own
+def test_a_run_apart_learns_as_the_thread_does_and_a_failed_one_is_said(tmp_path: Path) -> None:
+    """The server's learner runs each learning run in a process of its own: its outcome is the
+    thread's (the same pairs judged the same way), and a run that raises there (a vector of the
+    wrong size) is a `failed` run, not a dead learning thread."""
+    url = f"sqlite:///{tmp_path / 'apart.db'}"
+    db.upgrade(url)
+    add(ExemplarStore(db.make_engine(url)), 240, np.random.default_rng(3), 0)
+    policy = Policy(task_type="support", engine=Engine(learn=True, target_agreement=0.9))
+    runs: list[Run] = []
+    apart = BackgroundLearner(
+        ExemplarStore(db.make_engine(url)),
+        PolicySet(policies={"support": policy}),
+        0,
+        on_run=runs.append,
+        apart=True,
+    )
+    assert apart.apart
+    dry = challenger.learn(ExemplarStore(db.make_engine(url)), "support", policy.engine, "test", dry_run=True)
+    apart.round()
+    assert runs[-1].status == ("promoted" if dry["evaluation"]["promote"] else "judged"), (runs, dry)
+
+    with db.make_engine(url).begin() as connection:
+        connection.exec_driver_sql(
+            "UPDATE exemplar SET vector = x'0102' WHERE id = (SELECT MAX(id) FROM exemplar)"
+        )
+    add(ExemplarStore(db.make_engine(url)), 30, np.random.default_rng(4), 240)
+    apart.wake()  # forget the pairs seen: the round looks again
+    apart.round()
+    assert runs[-1].status == FAILED, runs
