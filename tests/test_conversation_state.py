@@ -11,7 +11,7 @@ from shadowswitch.engines.base import Choice, ChoiceTrace
 from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.engines.local.learned_state import Request
 from shadowswitch.learning.exemplar import build_exemplar
-from shadowswitch.learning.fit import Pair
+from shadowswitch.learning.fit import SHARED_STRENGTHS, Pair
 from shadowswitch.learning.head import train
 from shadowswitch.request import ChatView
 from tests.support.conversations import call, result, walk
@@ -38,11 +38,14 @@ def test_the_users_answer_to_a_confirmation_is_read() -> None:
     assert state["last_role"] == "user" and state["asked"]
 
 
-def test_a_list_being_walked_is_open_until_every_id_is_looked_up() -> None:
+def test_a_list_being_walked_is_open_until_every_id_is_looked_up_and_a_named_id_is_no_walk() -> None:
     assert conversation_state(walk())["open_walks"] == 0  # not begun
     assert conversation_state(walk("ORD-1001"))["open_walks"] == 1
     assert conversation_state(walk("ORD-1001", "ORD-1002"))["open_walks"] == 0
     assert conversation_state(walk("ORD-1001"))["last_role"] == "tool"
+    named = walk("ORD-1001").messages
+    named = ({**named[0]}, {"role": "user", "content": "Where is my order ord-1001?"}, *named[2:])
+    assert conversation_state(ChatView.parse({"model": "m", "messages": list(named)}))["open_walks"] == 0
 
 
 def confirmations(n: int, seed: int = 0) -> list[Pair]:
@@ -82,3 +85,68 @@ def test_a_pair_whose_tool_was_shortlisted_away_still_teaches() -> None:
     row = build_exemplar("t", "d1", request, choice, call("cancel_order", {"order_id": "ORD-1001"}, "c"))
     assert row is not None and row.zero_shot == {"get_order": 1.0, "cancel_order": 0.0}
     assert build_exemplar("t", "d2", request, choice, call("refund", {}, "c")) is None
+
+
+def order_walk(items: str) -> ChatView:
+    """The customer describes an order; the agent has their record (their city in it) and has
+    read one of its orders, whose items are `items`, shipped to that same city."""
+    messages = [
+        {"role": "user", "content": "I'd like to return the running shoes I bought, I live in Boston."},
+        call("get_customer", {"email": "ann@example.com"}, "c0"),
+        result({"customer_id": "C-1", "city": "Boston", "orders": ["ORD-1", "ORD-2", "ORD-3"]}, "c0"),
+        call("get_order", {"order_id": "ORD-1"}, "c1"),
+        result({"order_id": "ORD-1", "city": "Boston", "items": [{"name": items, "sku": "SKU-99"}]}, "c1"),
+    ]
+    return ChatView.parse({"model": "agent", "messages": messages})
+
+
+def test_a_result_showing_what_the_user_described_is_found() -> None:
+    """The order's items name the user's words; the city does too, but the customer's record
+    already showed it, so it says nothing about this order."""
+    assert conversation_state(order_walk("Trail running shoes"))["found"] == round(2 / 3, 3)
+    assert conversation_state(order_walk("Wireless headphones"))["found"] == 0.0
+    assert conversation_state(asked_then("Yes"))["found"] == 0.0  # the last message is the user's
+
+
+def walks(n: int, seed: int = 0) -> list[Pair]:
+    """Walking a customer's orders with the same words at every step: the next order is looked
+    up until one shows what the user described; then the agent replies."""
+    rng = np.random.default_rng(seed)
+    vector = rng.normal(size=16)
+    offered = {"get_order": 0.5, "return_items": 0.2, "__no_tool__": 0.3}
+    pairs = []
+    for i in range(n):
+        q = vector + 0.01 * rng.normal(size=16)
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        found = 0.667 if i % 2 == 0 else 0.0
+        label = "__no_tool__" if found else "get_order"
+        turn: dict[str, Any] = {"last_role": "tool", "open_walks": 1, "found": found}
+        pairs.append(
+            Pair(i, q, label, offered, label, "none", None, frozenset(), "get_order", False, 2, turn)
+        )
+    return pairs
+
+
+def test_the_head_stops_a_walk_where_the_result_shows_what_the_user_described() -> None:
+    head = train(walks(40))
+    q = walks(1, seed=1)[0].vector
+    offered = walks(1)[0].zero_shot
+
+    def chosen(found: float) -> str:
+        state = {"last_role": "tool", "open_walks": 1, "found": found}
+        probs = head.predict(Request(q, offered, last_tool="get_order", step=2, turn=state))
+        return max(probs, key=lambda c: probs[c])
+
+    assert chosen(0.0) == "get_order"
+    assert chosen(1.0) == "__no_tool__"
+
+
+def test_a_weaker_pull_on_the_shared_weights_lets_a_rare_state_speak() -> None:
+    """`fit` tries the head at each of `SHARED_STRENGTHS`: where a state is a few percent of the
+    pairs (a walk, here 4 of 40), the weaker pull toward the cold start lets its weight grow."""
+    rare = [p for i, p in enumerate(walks(40)) if i % 2 or i % 20 == 0]  # found: 2 of 22
+    q = walks(1, seed=1)[0].vector
+    state = {"last_role": "tool", "open_walks": 1, "found": 1.0}
+    request = Request(q, walks(1)[0].zero_shot, last_tool="get_order", step=2, turn=state)
+    strong, weak = (train(rare, strength).predict(request)["__no_tool__"] for strength in SHARED_STRENGTHS)
+    assert weak > strong

@@ -141,14 +141,15 @@ def test_a_state_usage_vector_leaves_its_own_example_out_in_training() -> None:
     it there; an example's own query is left out of it, as it would be for a new request."""
     pairs = [p for p in lookup_turns(6) if p.step == 1 and p.label == "reset_password"]
     key = "find_user\x1freset_password"
-    usage = Usage.of(pairs, [key], lambda e: f"{e.last_tool}\x1f{e.label}")
+    queries = np.stack([p.vector for p in pairs])
+    usage = Usage.of(pairs, [key], lambda e: f"{e.last_tool}\x1f{e.label}", queries)
     first, rest = pairs[0], pairs[1:]
     others = np.sum([p.vector for p in rest], axis=0)
     expected = float(first.vector @ others / np.linalg.norm(others))
-    cosines = np.stack([p.vector for p in pairs]) @ usage.unit.T
-    assert abs(usage.cosine(first, 0, 0, cosines, own=True) - expected) < 1e-5
-    assert usage.cosine(first, 0, 0, cosines, own=False) > expected  # its own query pulls it closer
-    assert usage.cosine(first, 0, -1, cosines, own=False) == 0.0  # a key never chosen: no vector
+    cosines = queries @ usage.unit.T
+    assert abs(usage.cosine(first.vector, 0, 0, cosines, own=True) - expected) < 1e-5
+    assert usage.cosine(first.vector, 0, 0, cosines, own=False) > expected  # its own query pulls it closer
+    assert usage.cosine(first.vector, 0, -1, cosines, own=False) == 0.0  # a key never chosen: no vector
 
 
 def test_the_agents_last_reply_says_which_tool_the_users_yes_asks_for() -> None:

@@ -23,6 +23,8 @@ but with the classes the request offers. A candidate's score adds:
 - the cosine to the candidate's usage vector *after the request's last tool* (the queries that
   chose it at that point of a turn): the same words ask for a look-up first, then the change,
   then nothing more (`usage.py`);
+- the cosine of the agent's last reply to the candidate's *reply* usage vector (the replies it
+  followed): one weight, where `Wc` needs many pairs of each candidate;
 - `T[last → c]`: which candidate follows which (a learned transition table), so the same
   user text gets another tool once a first one has run;
 - `U[c]`: per candidate, how its chance changes once it was called this turn.
@@ -70,6 +72,7 @@ class Head:
     state_keys: list[str] = field(default_factory=list)  # "last\x1fcandidate" keys chosen in training
     state_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     Wc: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
+    reply_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
 
     def predict(self, example: Example) -> dict[str, float]:
         """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
@@ -78,7 +81,12 @@ class Head:
     def predict_many(self, examples: Sequence[Example]) -> list[dict[str, float]]:
         if not examples:
             return []
-        usages = (Usage(self.vocab, self.usage), Usage(self.state_keys, self.state_usage))
+        replies = self.reply_usage if len(self.reply_usage) == len(self.vocab) else np.zeros_like(self.usage)
+        usages = (
+            Usage(self.vocab, self.usage),
+            Usage(self.state_keys, self.state_usage),
+            Usage(self.vocab, replies),
+        )
         batch = _Batch.build(examples, self.vocab, self.transitions, usages, leave_out=False)
         logits = batch.logits(self._weights(), self.b, self.U, self.T, self.theta)
         probs = _softmax(logits)
@@ -115,6 +123,7 @@ class Head:
             theta=self.theta,
             state_usage=self.state_usage,
             Wc=self.Wc,
+            reply_usage=self.reply_usage,
         )
         return out.getvalue()
 
@@ -135,17 +144,24 @@ class Head:
                 list(meta.get("states", [])),
                 z["state_usage"].astype(np.float32) if "state_usage" in z else np.zeros((0, 0), np.float32),
                 z["Wc"].astype(np.float32) if "Wc" in z else np.zeros((0, 0), np.float32),
+                z["reply_usage"].astype(np.float32) if "reply_usage" in z else np.zeros((0, 0), np.float32),
             )
 
 
-def train(examples: Sequence[Example]) -> Head:
-    """Fit a head on `examples` (each label among its offered candidates)."""
+def train(examples: Sequence[Example], l2_shared: float = L2_SHARED) -> Head:
+    """Fit a head on `examples` (each label among its offered candidates); `l2_shared`: the pull
+    of the shared weights toward the cold start."""
     vocab = sorted({c for e in examples for c in e.zero_shot})
     transitions = sorted({_transition(e.last_tool, c) for e in examples for c in e.zero_shot})
-    usage = Usage.of(examples, vocab, lambda e: e.label)
-    states = Usage.of(examples, sorted({_transition(e.last_tool, e.label) for e in examples}), _state_key)
-    batch = _Batch.build(examples, vocab, transitions, (usage, states), leave_out=True)
-    dim, v, t, s = examples[0].vector.shape[0], len(vocab), len(transitions), len(FEATURES)
+    dim = examples[0].vector.shape[0]
+    queries = np.stack([e.vector for e in examples]).astype(np.float64)
+    replies = np.stack([context_of(e, dim) for e in examples])
+    usage = Usage.of(examples, vocab, _label, queries)
+    state_keys = sorted({_transition(e.last_tool, e.label) for e in examples})
+    states = Usage.of(examples, state_keys, _state_key, queries)
+    reply = Usage.of(examples, vocab, _label, replies)
+    batch = _Batch.build(examples, vocab, transitions, (usage, states, reply), leave_out=True)
+    v, t, s = len(vocab), len(transitions), len(FEATURES)
     shapes = [(v, 2 * dim), (v,), (v,), (t,), (s,)]  # W: the query's and the context's weights
     theta0 = np.zeros(s)
     theta0[0] = 1.0
@@ -165,14 +181,14 @@ def train(examples: Sequence[Example]) -> Head:
         reg = (
             0.5 * L2_VECTOR * (W**2).sum()
             + 0.5 * L2_TABLE * ((b**2).sum() + (U**2).sum() + (T**2).sum())
-            + 0.5 * L2_SHARED * ((theta - theta0) ** 2).sum()
+            + 0.5 * l2_shared * ((theta - theta0) ** 2).sum()
         )
         grads = [
             gW + L2_VECTOR * W,
             gb + L2_TABLE * b,
             gU + L2_TABLE * U,
             gT + L2_TABLE * T,
-            gtheta + L2_SHARED * (theta - theta0),
+            gtheta + l2_shared * (theta - theta0),
         ]
         return float(nll + reg), np.concatenate([g.ravel() for g in grads])
 
@@ -192,11 +208,16 @@ def train(examples: Sequence[Example]) -> Head:
         states.keys,
         states.unit,
         W[:, dim:],
+        reply.unit,
     )
 
 
 def _transition(last: str | None, candidate: str) -> str:
     return f"{last or START}\x1f{candidate}"
+
+
+def _label(e: Example) -> str:
+    return e.label
 
 
 def _state_key(e: Example) -> str:
@@ -222,11 +243,11 @@ class _Batch:
         examples: Sequence[Example],
         vocab: list[str],
         transitions: list[str],
-        usages: tuple[Usage, Usage],
+        usages: tuple[Usage, Usage, Usage],
         leave_out: bool,
     ) -> _Batch:
         index = {c: i for i, c in enumerate(vocab)}
-        usage, states = usages
+        usage, states, reply = usages
         sindex = {k: i for i, k in enumerate(states.keys)}
         tindex = {k: i for i, k in enumerate(transitions)}
         n, width = len(examples), max(len(e.zero_shot) for e in examples)
@@ -237,6 +258,8 @@ class _Batch:
         shared, label = np.zeros((n, width, len(FEATURES))), np.zeros(n, dtype=int)
         cosines = Q @ usage.unit.T if len(vocab) else np.zeros((n, 0))
         state_cosines = Q @ states.unit.T if len(states.keys) else np.zeros((n, 0))
+        reply_cosines = R @ reply.unit.T if len(vocab) else np.zeros((n, 0))
+        dim = Q.shape[1]
         Q = np.hstack([Q, R])  # what W reads: the query and the context side by side
         names = []
         for i, e in enumerate(examples):
@@ -250,9 +273,10 @@ class _Batch:
                 cand[i, j], trans[i, j], mask[i, j] = k, tindex.get(key, -1), True
                 called[i, j] = float(c in e.blocked)
                 own = leave_out and c == e.label
-                cos = usage.cosine(e, i, k, cosines, own)
-                state_cos = states.cosine(e, i, sindex.get(key, -1), state_cosines, own)
-                shared[i, j] = shared_features(e, c, cos, state_cos)
+                cos = usage.cosine(Q[i, :dim], i, k, cosines, own)
+                state_cos = states.cosine(Q[i, :dim], i, sindex.get(key, -1), state_cosines, own)
+                reply_cos = reply.cosine(R[i], i, k, reply_cosines, own)
+                shared[i, j] = shared_features(e, c, cos, state_cos, reply_cos)
                 if c == e.label:
                     label[i] = j
         return cls(names, Q, cand, trans, called, shared, mask, label)

@@ -29,6 +29,10 @@ FEATURES = (
     "last_walking",
     "none_walking",
     "none_answered",
+    "last_walking_found",
+    "none_walking_found",
+    # the cosine of the agent's last reply to the candidate's reply usage vector
+    "reply_usage_cos",
 )
 LOG_FLOOR = float(np.log(1e-4))
 
@@ -64,7 +68,7 @@ def context_of(e: Example, dim: int) -> np.ndarray[Any, Any]:
     return np.asarray(context, dtype=np.float64)
 
 
-def shared_features(e: Example, c: str, usage_cos: float, state_cos: float) -> list[float]:
+def shared_features(e: Example, c: str, usage_cos: float, state_cos: float, reply_cos: float) -> list[float]:
     p = e.zero_shot.get(c, 0.0)
     none = c == NO_TOOL
     is_last = c == e.last_tool
@@ -80,6 +84,7 @@ def shared_features(e: Example, c: str, usage_cos: float, state_cos: float) -> l
         float(none) * max((e.zero_shot.get(b, 0.0) for b in e.blocked), default=0.0),
         state_cos,
         *_conversation(e.turn, c, none, is_last),
+        reply_cos,
     ]
 
 
@@ -90,6 +95,7 @@ def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) ->
     when the user just answered the agent's question."""
     confirm, walking = turn.get("confirm", ""), float(bool(turn.get("open_walks")))
     last_role = turn.get("last_role", "")
+    found = float(turn.get("found", 0.0))
     return [
         float(none and last_role == "tool"),
         float(none and last_role == "user"),
@@ -98,4 +104,6 @@ def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) ->
         float(is_last) * walking,
         float(none) * walking,
         float(none and last_role == "user" and bool(turn.get("asked"))),
+        float(is_last) * walking * found,
+        float(none) * walking * found,
     ]

@@ -2,6 +2,8 @@
 
 Keyed by a candidate, or by a candidate after a given last tool (the same words ask for another
 step once a first one has run: "reset the password of Ann" is a look-up first, then the reset).
+Of the query vectors, or of the agent's last replies (the questions a "yes" answered before the
+candidate ran: "Shall I cancel order 1234?" describes `cancel_order`).
 """
 
 from __future__ import annotations
@@ -28,23 +30,32 @@ class Usage:
     counts: np.ndarray[Any, Any] | None = None
 
     @classmethod
-    def of(cls, examples: Sequence[Example], keys: list[str], key_of: Callable[[Example], str]) -> Usage:
+    def of(
+        cls,
+        examples: Sequence[Example],
+        keys: list[str],
+        key_of: Callable[[Example], str],
+        vectors: np.ndarray[Any, Any],
+    ) -> Usage:
+        """`vectors`: the examples' vectors to average, one row each (queries or replies)."""
         index = {k: i for i, k in enumerate(keys)}
-        dim = examples[0].vector.shape[0]
-        sums, counts = np.zeros((len(keys), dim)), np.zeros(len(keys))
-        for e in examples:
-            sums[index[key_of(e)]] += e.vector
+        sums, counts = np.zeros((len(keys), vectors.shape[1])), np.zeros(len(keys))
+        for e, vector in zip(examples, vectors, strict=True):
+            sums[index[key_of(e)]] += vector
             counts[index[key_of(e)]] += 1
         return cls(keys, unit(sums), sums, counts)
 
-    def cosine(self, e: Example, i: int, k: int, cosines: np.ndarray[Any, Any], own: bool) -> float:
-        """Example i's cosine to key k's vector; `own`: k is its label's key, left out of it."""
+    def cosine(
+        self, vector: np.ndarray[Any, Any], i: int, k: int, cosines: np.ndarray[Any, Any], own: bool
+    ) -> float:
+        """Example i's (`vector`) cosine to key k's vector; `own`: k is its label's key, left out
+        of it."""
         if k < 0:
             return 0.0
         if own and self.sums is not None and self.counts is not None:
-            rest = self.sums[k] - e.vector
+            rest = self.sums[k] - vector
             norm = float(np.linalg.norm(rest))
-            return float(e.vector @ rest / norm) if self.counts[k] > 1 and norm > 1e-9 else 0.0
+            return float(vector @ rest / norm) if self.counts[k] > 1 and norm > 1e-9 else 0.0
         return float(cosines[i, k])
 
 
