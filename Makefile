@@ -54,16 +54,17 @@ test-deps:
 	fi
 
 # Lanes on the machine's cores: the SQLite pass's longest part; beside it the server tests (proxies
-# that learn, roll out, shut down); beside both the rest of the SQLite pass (the bench, demo,
+# that learn, roll out, shut down, serve over remote engines or are fuzzed); beside both the rest of the SQLite pass (the bench, demo,
 # dashboard and replica tests) and, one after the other, the PostgreSQL pass, lint and the wheel
 # check. Much of a pass is idle time (servers starting, sockets, the database), so four lanes on
 # two cores finish sooner than two; mypy alone takes two minutes of CPU on a fresh clone. The
 # lanes' output is held in logs and shown when all are done, so they never interleave.
-SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_remote_backend.py \
-	tests/test_dashboard.py tests/test_replicas.py tests/test_replicas_learning.py
+SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
+	tests/test_replicas.py tests/test_replicas_learning.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
 	tests/test_engine_host.py tests/test_ramp_proxy.py tests/test_key_freshness.py tests/test_keys.py \
-	tests/test_reload.py
+	tests/test_reload.py tests/test_remote_backend.py tests/test_fuzz.py tests/test_serve_closed.py \
+	tests/test_breaker_store.py tests/test_serve_workers.py
 
 test: dev test-deps
 	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
