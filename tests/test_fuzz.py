@@ -47,6 +47,7 @@ def test_the_chat_schema_says_what_the_endpoint_reads(stub_proxy: str) -> None:
     assert body["schema"]["properties"]["tools"]["anyOf"][0]["maxItems"] == 128
 
 
+@pytest.mark.one_backend  # request validation: the SQLite pass is enough
 def test_api_fuzz_finds_no_5xx(stub_proxy: str) -> None:
     report = fuzz_api(stub_proxy, examples=30, headers={"Authorization": f"Bearer {TOKEN}"})
     assert report.tried >= 60  # 30 chat bodies of each kind, a few per other operation

@@ -91,6 +91,7 @@ def served(policies: Path, db_url: str, tmp_path: Path) -> Any:
         yield s
 
 
+@pytest.mark.one_backend  # the reload, not the store: audits are tested on both elsewhere
 def test_reload_endpoint_adds_a_task_type_and_audits_a_changed_rollout(
     served: Served, policies: Path
 ) -> None:
@@ -125,6 +126,7 @@ def test_reload_endpoint_adds_a_task_type_and_audits_a_changed_rollout(
     assert rollout(url, "pick_tool")["configured"] is True
 
 
+@pytest.mark.one_backend  # the reload, not the store: audits are tested on both elsewhere
 def test_an_invalid_set_is_refused_with_file_and_line_and_the_old_set_serves(
     served: Served, policies: Path
 ) -> None:
@@ -153,6 +155,7 @@ def test_an_invalid_set_is_refused_with_file_and_line_and_the_old_set_serves(
     assert task_of(url, "orders-agent-step") == "lookup_order"
 
 
+@pytest.mark.one_backend  # the reload, not the store: audits are tested on both elsewhere
 def test_sighup_reloads_and_a_refused_reload_is_logged(served: Served, policies: Path) -> None:
     url = served.url
     before = audit(url)

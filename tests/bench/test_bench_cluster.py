@@ -17,7 +17,7 @@ from tests.support.postgres import PG_ADMIN
 def test_a_tiny_run_measures_both_layouts_and_counts_the_rows_a_kill_leaves(tmp_path: Path) -> None:
     out = tmp_path / "cluster.json"
     admin = PG_ADMIN.replace("postgresql://", "postgresql+psycopg://")
-    results = run_cluster(ClusterConfig(requests=60, concurrency=6, db=admin, out=out))
+    results = run_cluster(ClusterConfig(requests=30, concurrency=6, db=admin, out=out))
     write(results, out)
     saved = json.loads(out.read_text())
     assert saved["benchmark"] == "cluster" and saved["config"]["replicas"] == 2
