@@ -189,3 +189,9 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
     assert "versions: support" in table.output and str(version["learned_from"]) in table.output
     back = runner.invoke(app, ["learn", "rollback", "support", "--json", "--db", db_url])
     assert json.loads(back.output)["served_version"] == 0
+    # a policy directory named but not there, or invalid, is an error, not the engine's defaults
+    missing = runner.invoke(app, ["learn", "support", "--db", db_url, "--policies", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "not a directory" in missing.output
+    (tmp_path / "support.yaml").write_text("task_type: support\nengine: {target_agreement: 2}\n")
+    invalid = runner.invoke(app, ["learn", "support", "--db", db_url, "--policies", str(tmp_path)])
+    assert invalid.exit_code == 2 and "target_agreement" in invalid.output, invalid.output

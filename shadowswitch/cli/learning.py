@@ -66,10 +66,15 @@ def learning_stores(db: str | None, policies: Path | None) -> tuple[Any, dict[st
     from shadowswitch.store.exemplars import ExemplarStore
 
     rollouts, _ = open_stores(db)
-    try:
-        loaded = load_policies(policies or settings_from().policies)
-    except PolicyError:
-        loaded = None  # no policies here: the defaults of the engine section apply
+    directory = Path(policies or settings_from().policies)
+    loaded = None  # no policy directory here: the defaults of the engine section apply
+    if policies is not None or directory.is_dir():  # one named, or one found: it must be valid
+        try:
+            loaded = load_policies(directory)
+        except PolicyError as exc:
+            for line in exc.problems:
+                err.print(f"error: {line}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
     engines = {t: p.engine for t, p in loaded.policies.items()} if loaded else {}
     return ExemplarStore(rollouts.engine), engines
 

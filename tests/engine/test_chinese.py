@@ -68,6 +68,9 @@ def test_relative_days_weekdays_and_times() -> None:
     assert isos("下周一开会")["下周一"] == "2024-05-06"
     assert isos("这周五")["这周五"] == "2024-05-03"
     assert isos("周一")["周一"] == "2024-05-06"  # the next Monday
+    assert isos("周三下午三点")["周三"] == "2024-05-01"
+    for count in ("一周三次", "两个星期三次", "每周三", "我周三次都去"):  # no one day: not read
+        assert not [v for s, v, *_ in zh_date_spans(count, WEDNESDAY) if "周" in s or "星期" in s], count
     assert isos("晚上八点")["晚上八点"] == "20:00"
     assert isos("十点半")["十点半"] == "10:30"
     assert isos("明天晚上八点")["明天晚上八点"] == "2024-05-02T20:00:00"

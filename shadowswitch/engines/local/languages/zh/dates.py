@@ -32,7 +32,12 @@ NUM = r"(?:\d{1,4}|[零〇一二两三四五六七八九十]{1,4})"
 DAY_RE = re.compile(rf"(?:(?P<year>{NUM})年)?(?P<month>{NUM})月(?:(?P<day>{NUM})[日号])?")
 RELATIVE_RE = re.compile("|".join(sorted(DAYS, key=len, reverse=True)))
 WEEK = "|".join(sorted(WEEKS, key=len, reverse=True))  # 下下 before 下
-WEEKDAY_RE = re.compile(rf"(?P<week>{WEEK})?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
+# Not after a count or 每 (一周三次: three times a week; 每周三: every Wednesday, no one day), nor
+# before a counter (周三次): those are no weekday, and an unsure reader reads nothing.
+WEEKDAY_RE = re.compile(
+    rf"(?:(?P<week>{WEEK})|(?<![零〇一二两三四五六七八九十几数每\d]))(?:个)?(?:周|星期|礼拜)"
+    r"(?P<day>[一二三四五六日天])(?![次回遍趟])"
+)
 PARTS = "|".join((*AFTERNOON, *MORNING))
 TIME_RE = re.compile(
     rf"(?P<part>{PARTS})?\s*(?:(?P<h>{NUM})[点时](?:(?P<half>半)|(?P<m>{NUM})分?)?|(?P<hh>\d{{1,2}}):(?P<mm>\d{{2}}))"
