@@ -23,7 +23,7 @@ import numpy as np
 from shadowswitch.engines.local.learned_state import Unreliable
 from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
 from shadowswitch.learning.deferral import train as train_deferral
-from shadowswitch.learning.head import L2_SHARED, Head, train
+from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.memory import (
     FLOOR,
     call_agreed,
@@ -41,10 +41,6 @@ YIELD_EVERY = 16  # pairs decided between two offers of the GIL (about 2 ms of p
 DEFERRAL_MIN = 30  # decisions before a deferral is fitted
 HEAD_MIN = 30  # pairs before a head is trained at all
 FOLDS = 5  # folds of the head's cross-validated predictions
-# The pull of the head's shared weights toward the cold start, chosen per task type by the same
-# cross-validation as the rest: a state feature true of a few percent of the pairs (a list being
-# walked) needs the weaker pull to say what it says; a young task type the stronger one.
-SHARED_STRENGTHS = (L2_SHARED, L2_SHARED / 10)
 GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
 
 
@@ -213,18 +209,18 @@ def curve(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
 
 
 def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool = True) -> Fitted:
-    """The starting ranking (the zero-shot one, or a head trained on the pairs: `head`, at each
-    of `SHARED_STRENGTHS`), the weight and the loosest threshold whose agreement, each pair
+    """The starting ranking (the zero-shot one, or a head trained on the pairs: `head`), the
+    weight and the loosest threshold whose agreement, each pair
     decided by all the others, meets `target`; among those, the one serving most. Leave-one-out
     for the vote; for the head, each pair is predicted by a head trained without its fold
     (`cross_predict`). None meets it: the threshold 1.0 serves nothing but what the memory is
     certain of."""
     rate = args_rate(pairs)
     constants, unreliable = learned_rules([(p.label, p.arguments) for p in pairs])
-    best: tuple[tuple[float, float], Fitted, tuple[float | None, list[Outcome] | None]] | None = None
-    starts: list[tuple[Sequence[Mapping[str, float]] | None, float | None]] = [(None, None)]
+    best: tuple[tuple[float, float], Fitted, tuple[bool, list[Outcome] | None]] | None = None
+    starts: list[tuple[Sequence[Mapping[str, float]] | None, bool]] = [(None, False)]
     if head and len(pairs) >= HEAD_MIN:
-        starts += [(cross_predict(pairs, l2_shared=strength), strength) for strength in SHARED_STRENGTHS]
+        starts.append((cross_predict(pairs), True))
     for probs, trained in starts:
         for weight in WEIGHTS:
             raw = decide(pairs, pairs, weight, rate, constants, floor, probs, unreliable=unreliable)
@@ -242,7 +238,7 @@ def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool =
     _, fitted, (trained, deferred_from) = best
     if deferred_from is not None:
         fitted = replace(fitted, deferral=train_deferral(*_calibration_set(deferred_from)))
-    return replace(fitted, head=train(pairs, trained)) if trained is not None else fitted
+    return replace(fitted, head=train(pairs)) if trained else fitted
 
 
 def _calibration_set(outcomes: Sequence[Outcome]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -260,14 +256,12 @@ def cross_deferred(outcomes: Sequence[Outcome]) -> list[Outcome]:
     return [o if o.blocked else replace(o, confidence=next(probs)) for o in outcomes]
 
 
-def cross_predict(
-    pairs: Sequence[Pair], folds: int = FOLDS, l2_shared: float = L2_SHARED
-) -> list[dict[str, float]]:
+def cross_predict(pairs: Sequence[Pair], folds: int = FOLDS) -> list[dict[str, float]]:
     """Each pair's probabilities from a head trained on the other folds (contiguous in time)."""
     out: list[dict[str, float]] = []
     bounds = np.linspace(0, len(pairs), folds + 1).astype(int)
     for start, end in itertools.pairwise(bounds.tolist()):
         rest = [*pairs[:start], *pairs[end:]]
-        out.extend(train(rest, l2_shared).predict_many(pairs[start:end]))
+        out.extend(train(rest).predict_many(pairs[start:end]))
         time.sleep(0)
     return out
