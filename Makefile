@@ -1,4 +1,4 @@
-# shadowswitch: make install | make demo | make serve | make test | make test-fast | make bench
+# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 # exits 0 when the embedded LM's dequantised copy is already in the model cache
 export MODEL_CACHED := from pathlib import Path; from shadowswitch.engines.local.runtime.models import EMBEDDED_GGUF, default_cache_dir; raise SystemExit(not (default_cache_dir() / Path(EMBEDDED_GGUF).stem / "config.json").exists())
 
-.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres lint wheel-check serve demo bench bench-env serving-env docs clean
+.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote lint wheel-check serve demo bench bench-env serving-env docs clean
 
 # Three layers, each without root: the product (what `serve` needs), the lab beside it (the demo
 # and the benchmarks), and the development tools. Only `make test` may use apt, for the browser
@@ -54,44 +54,49 @@ test-deps:
 	fi
 
 # Lanes on the machine's cores: the SQLite pass's longest part; beside it the server tests (proxies
-# that learn, roll out, shut down, serve over remote engines or are fuzzed); beside both the rest of the SQLite pass (the bench, demo,
-# dashboard and replica tests) and, one after the other, the PostgreSQL pass, lint and the wheel
-# check. Much of a pass is idle time (servers starting, sockets, the database), so four lanes on
-# two cores finish sooner than two; mypy alone takes two minutes of CPU on a fresh clone. The
-# lanes' output is held in logs and shown when all are done, so they never interleave.
+# that learn, roll out, shut down or are fuzzed); beside both the rest of the SQLite pass (the
+# bench, demo, dashboard and replica tests) and, one after the other, the PostgreSQL pass, lint and
+# the wheel check. Much of a pass is idle time (servers starting, sockets, the database), so four
+# lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
+# are done, so they never interleave. The remote-backend tests (vLLM and Infinity, 5 GB of venvs
+# and minutes of CPU) are `make test-remote`: run them when the remote backend changes.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
 	tests/test_replicas.py tests/test_replicas_learning.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
 	tests/test_engine_host.py tests/test_ramp_proxy.py tests/test_key_freshness.py tests/test_keys.py \
-	tests/test_reload.py tests/test_remote_backend.py tests/test_fuzz.py tests/test_serve_closed.py \
+	tests/test_reload.py tests/test_fuzz.py tests/test_serve_closed.py \
 	tests/test_breaker_store.py tests/test_serve_workers.py
+REMOTE_TESTS := tests/test_remote_backend.py
 
 test: dev test-deps
-	@{ $(MAKE) --no-print-directory serving-env > .serving-env.log 2>&1 & serving=$$!; \
-	   { $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
+	@{ { $(MAKE) --no-print-directory test-postgres; postgres=$$?; \
 	     $(MAKE) --no-print-directory lint; lint=$$?; \
 	     $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
 	     exit $$(( postgres || lint || wheel )); } > .test-checks.log 2>&1 & checks=$$!; \
-	   wait $$serving || { cat .serving-env.log; exit 1; }; \
 	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS); side=$$?; \
 	   wait $$checks; checks=$$?; \
 	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
 	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
 	$(PY) -m pytest -q -p no:cacheprovider $(SERVER_TESTS) > .test-servers.log 2>&1 & servers=$$!; \
-	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS),--ignore=$(t)); sqlite=$$?; \
+	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(REMOTE_TESTS),--ignore=$(t)); sqlite=$$?; \
 	wait $$servers; servers=$$?; \
 	echo "--- SQLite pass of $(SERVER_TESTS) ---"; cat .test-servers.log; \
 	wait $$beside; beside=$$?; \
 	echo "--- SQLite pass of $(SIDE_TESTS) ---"; cat .test-beside.log; \
 	exit $$(( sqlite || servers || beside ))
 
+# `engine.backend: remote` against real serving engines: vLLM's CPU build and Infinity, in venvs
+# of their own (`serving-env`, about 5 GB the first time).
+test-remote: dev serving-env
+	$(PY) -m pytest -q -p no:cacheprovider $(REMOTE_TESTS)
+
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
 # two minutes, for the edit-test loop. `make test` runs both tiers.
 test-fast: dev
 	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
-test-sqlite: dev test-deps serving-env
-	$(PY) -m pytest -q
+test-sqlite: dev test-deps
+	$(PY) -m pytest -q --ignore=$(REMOTE_TESTS)
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
 test-postgres: dev
@@ -160,4 +165,4 @@ docs: lab
 	$(PY) -m shadowswitch.cli.reference
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .test-checks.log .test-servers.log .serving-env.log
+	rm -rf $(VENV) .pytest_cache .ruff_cache .test-beside.log .test-checks.log .test-servers.log
