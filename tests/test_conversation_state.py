@@ -150,3 +150,57 @@ def test_a_weak_pull_on_the_shared_weights_lets_a_rare_state_speak() -> None:
     request = Request(q, walks(1)[0].zero_shot, last_tool="get_order", step=2, turn=state)
     strong = train(rare, 10 * L2_SHARED).predict(request)["__no_tool__"]
     assert train(rare).predict(request)["__no_tool__"] > strong
+
+
+WRITES = ("cancel_order", "return_items", "update_account_address")
+
+
+def answered(n: int, seed: int = 0) -> list[Pair]:
+    """The user's "yes" to three kinds of question: the words alike, the zero-shot ranking flat;
+    only the agent's question, ranked against the tools (`ranks.reply`), says which write."""
+    rng = np.random.default_rng(seed)
+    vector = rng.normal(size=16)
+    offered = {**dict.fromkeys(WRITES, 0.3), "__no_tool__": 0.1}
+    pairs = []
+    for i in range(n):
+        q = vector + 0.01 * rng.normal(size=16)
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        label = WRITES[int(rng.integers(3))]
+        reply = {w: 0.6 if w == label else 0.2 for w in WRITES}
+        turn = {"last_role": "user", "confirm": "yes", "asked": True, "ranks": {"reply": reply}}
+        pairs.append(Pair(i, q, label, offered, label, "none", None, frozenset(), None, False, 0, turn))
+    return pairs
+
+
+def test_after_yes_the_write_the_agents_question_named_is_chosen() -> None:
+    head = train(answered(45))
+    for pair in answered(12, seed=1):
+        probs = head.predict(pair)
+        assert max(probs, key=lambda c: probs[c]) == pair.label
+        blind = head.predict(Request(pair.vector, pair.zero_shot, turn={**pair.turn, "ranks": {}}))
+        assert max(blind.values()) < 0.5  # without the question it cannot tell
+
+
+def test_the_engine_ranks_the_tools_against_the_agents_question(local_engine: Any) -> None:
+    """The real engine records the tools ranked against the agent's last reply and the user's
+    opening words: "Shall I cancel it now?" puts the cancel first, "Cancel ORD-1001" too."""
+    from shadowswitch.policy.models import Policy
+    from tests.support.local_path import policy as local_policy
+
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": name, "description": text, "parameters": {"type": "object"}},
+        }
+        for name, text in (
+            ("cancel_order", "Cancel an order that has not shipped yet"),
+            ("return_items", "Return delivered items of an order for a refund"),
+            ("update_account_address", "Change the address on the customer's account"),
+        )
+    ]
+    view = ChatView.parse({**asked_then("Yes, go ahead.").raw, "tools": tools})
+    policy = Policy.model_validate(local_policy())
+    choice = local_engine.decide_sync(view, policy)
+    for kind in ("reply", "opening"):
+        ranked = choice.trace.ranks[kind]
+        assert max(ranked, key=lambda c: ranked[c]) == "cancel_order", (kind, ranked)

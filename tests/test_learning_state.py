@@ -97,6 +97,39 @@ def test_negative_feedback_excludes_and_the_cap_evicts_the_oldest(db_url: str) -
     assert all(r.decision_id != f"d{7:030d}" for r in store.load("support", "test-encoder"))
 
 
+def test_a_pair_judged_failed_before_it_is_stored_is_stored_excluded(db_url: str) -> None:
+    """The agent's next request brought the tool's error back before the pair's shadow run was
+    done: feedback found no exemplar to exclude, so the exemplar is stored excluded."""
+    from sqlmodel import Session
+
+    from shadowswitch.store.tables import Decision
+    from tests.support.exemplars import exemplar
+
+    db.upgrade(db_url)
+    engine = db.make_engine(db_url)
+    store = ExemplarStore(engine)
+    failed, judged_ok = f"d{0:030d}", f"d{1:030d}"
+    with Session(engine) as session:
+        for id_, success in ((failed, False), (judged_ok, True)):
+            session.add(
+                Decision(
+                    id=id_,
+                    task_type="support",
+                    path="generative",
+                    route="shadow",
+                    mode="shadow",
+                    success=success,
+                )
+            )
+        session.commit()
+    rng = np.random.default_rng(6)
+    for i in range(3):  # the third has no decision row yet: not judged
+        store.add(exemplar(i % len(TOOLS), TOOLS[i % len(TOOLS)], rng, i))
+    kept = [r.decision_id for r in store.load("support", "test-encoder")]
+    assert kept == [judged_ok, f"d{2:030d}"]
+    assert store.count("support") == {"usable": 2, "excluded": 1}
+
+
 def test_constants_are_learned_only_when_the_upstream_always_sets_them() -> None:
     always = [("get_weather", {"units": {"type": "str", "in_text": False, "value": "metric"}})] * 6
     assert learned_constants(always) == {"get_weather": {"units": "metric"}}

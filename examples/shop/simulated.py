@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import uuid
 from typing import Any
 
 from examples.demo.simulated import MODEL_NAME, Answer
@@ -52,7 +51,7 @@ class ShopModel:
         if self.mistakes:
             step = self.slip(step, state, rng)
         if isinstance(step, Call):
-            return Answer(_tool_call(step))
+            return Answer(_tool_call(step, hashlib.sha256(key + b"|call").hexdigest()[:24]))
         return Answer({"role": "assistant", "content": words(step, rng)})
 
     def slip(self, step: Call | Say, state: State, rng: random.Random) -> Call | Say:
@@ -88,9 +87,11 @@ def _mistype(value: str, rng: random.Random) -> str:
     return value[:i] + new + value[i + 1 :]
 
 
-def _tool_call(step: Call) -> dict[str, Any]:
+def _tool_call(step: Call, seed: str) -> dict[str, Any]:
+    """The call, its id seeded by the conversation as the rest: a replayed request gets the id
+    its recorded result answers, so the proxy judges the call by that result, as it does live."""
     function = {"name": step.name, "arguments": json.dumps(step.arguments)}
-    call = {"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function", "function": function}
+    call = {"id": f"call_{seed}", "type": "function", "function": function}
     return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 

@@ -71,7 +71,9 @@ def build_exemplar(
         last_tool=state.last_tool if state else None,
         last_error=state.last_error if state else False,
         step=state.step if state else 0,
-        turn=state.conversation or None if state else None,
+        turn=({**state.conversation, "ranks": trace.ranks} if trace.ranks else state.conversation) or None
+        if state
+        else None,
         context=trace.context,
     )
 

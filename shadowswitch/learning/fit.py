@@ -132,7 +132,7 @@ def decide(
         calls = np.array([m.call(constants, unreliable) for m in memory], dtype=np.float64)
         ids, other_ids = codes([p.id for p in pairs], [m.id for m in memory])
         sims[ids[:, None] == other_ids[None, :]] = -1.0
-        keys = [turn_key(p.blocked) for p in pairs], [turn_key(m.blocked) for m in memory]
+        keys = [turn_key(p.blocked, p.turn) for p in pairs], [turn_key(m.blocked, m.turn) for m in memory]
         turns, other_turns = codes(*keys)
         sims[turns[:, None] != other_turns[None, :]] = -1.0
     out = []

@@ -25,6 +25,9 @@ but with the classes the request offers. A candidate's score adds:
   then nothing more (`usage.py`);
 - the cosine of the agent's last reply to the candidate's *reply* usage vector (the replies it
   followed): one weight, where `Wc` needs many pairs of each candidate;
+- the candidate's rank against the agent's last reply when the user just answered it, and against
+  the user's opening words (`turn["ranks"]`, the zero-shot scorer's on those texts): "Shall I
+  cancel order 1234?" "yes" names its write for a tool never seen;
 - `T[last → c]`: which candidate follows which (a learned transition table), so the same
   user text gets another tool once a first one has run;
 - `U[c]`: per candidate, how its chance changes once it was called this turn.

@@ -33,6 +33,10 @@ FEATURES = (
     "none_walking_found",
     # the cosine of the agent's last reply to the candidate's reply usage vector
     "reply_usage_cos",
+    # the tool's rank against the agent's last reply when the user just answered it, and against
+    # the user's opening words (the zero-shot scorer's, on those texts: any tool has them)
+    "reply_rank_answered",
+    "opening_rank",
 )
 LOG_FLOOR = float(np.log(1e-4))
 
@@ -85,7 +89,17 @@ def shared_features(e: Example, c: str, usage_cos: float, state_cos: float, repl
         state_cos,
         *_conversation(e.turn, c, none, is_last),
         reply_cos,
+        *_ranks(e.turn, c),
     ]
+
+
+def _ranks(turn: Mapping[str, Any], c: str) -> list[float]:
+    """The candidate's rank against the agent's last reply, when the user's message answers it
+    ("Shall I cancel order 1234?" "yes"), and against the user's opening words (0: not a tool,
+    or no such text)."""
+    ranks = turn.get("ranks") or {}
+    reply = float((ranks.get("reply") or {}).get(c, 0.0)) if turn.get("last_role") == "user" else 0.0
+    return [reply, float((ranks.get("opening") or {}).get(c, 0.0))]
 
 
 def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) -> list[float]:

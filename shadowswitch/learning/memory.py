@@ -86,12 +86,14 @@ class Memory:
         mask = (sims >= self.floor) & np.isin(self.labels, list(left_out))
         return sorted(set(self.labels[mask].tolist()))
 
-    def similarities(self, query: np.ndarray[Any, Any], called: Iterable[str] = ()) -> np.ndarray[Any, Any]:
+    def similarities(
+        self, query: np.ndarray[Any, Any], called: Iterable[str] = (), turn: Mapping[str, Any] | None = None
+    ) -> np.ndarray[Any, Any]:
         """Cosine to each exemplar; -1 (never a neighbour) for an exemplar at another point of
-        its user turn (other tools already called): see `turn_key`."""
+        its user turn (other tools already called, a walk or none): see `turn_key`."""
         sims = np.asarray(self.vectors @ query.astype(np.float32))
         if self.turns is not None and len(self.turns):
-            sims = np.where(self.turns == turn_key(called), sims, -1.0)
+            sims = np.where(self.turns == turn_key(called, turn), sims, -1.0)
         return sims
 
     def start(self, request: Request) -> dict[str, float]:
@@ -122,11 +124,14 @@ class Memory:
         return call_rate(sims, self.labels, calls, tool, self.call_prior, self.floor)
 
 
-def turn_key(called: Iterable[str] | None) -> str:
-    """The tools already called for the user turn, as one key. The encoder reads the user's turn,
-    so the step that calls a tool and the step that answers in text once its result is back look
-    the same: only exemplars at the same point of their turn are neighbours."""
-    return "|".join(sorted(set(called or ())))
+def turn_key(called: Iterable[str] | None, turn: Mapping[str, Any] | None = None) -> str:
+    """The tools already called for the user turn, and whether a list of ids is being walked
+    (`conversation_state`), as one key. The encoder reads the user's turn, so the step that calls a
+    tool and the step that answers in text once its result is back look the same, and so do the
+    next look-up of a walk and the reply once it ends: only exemplars at the same point of their
+    turn are neighbours."""
+    walking = "@walk" if (turn or {}).get("open_walks") else ""
+    return "|".join(sorted(set(called or ()))) + walking
 
 
 def floor_for(encoder: str) -> float:

@@ -103,7 +103,7 @@ class ServedMemories:
             usual=usual_parameters(calls),
             calls=np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64),
             call_prior=args_rate(pairs),
-            turns=np.array([turn_key(r.blocked) for r in rows], dtype=object),
+            turns=np.array([turn_key(r.blocked, r.turn) for r in rows], dtype=object),
             head=Head.from_bytes(state.head) if state.head else None,
             deferral=Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral")),
             unreliable=unreliable,

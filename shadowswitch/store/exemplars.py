@@ -25,8 +25,12 @@ class ExemplarStore:
         self.certificates = CertificateStore(engine)  # the served states' certified regions
 
     def add(self, row: Exemplar) -> None:
-        """Store one exemplar and evict its task type's oldest beyond the cap."""
+        """Store one exemplar and evict its task type's oldest beyond the cap. A decision already
+        judged failed (the agent's next request came back with the tool's error before this
+        pair's shadow run was done) stores its exemplar excluded, as `exclude` would have."""
         with Session(self.engine) as session:
+            failed = session.exec(select(Decision.success).where(Decision.id == row.decision_id)).first()
+            row.excluded = row.excluded or failed is False
             session.add(row)
             session.flush()
             cutoff = session.exec(

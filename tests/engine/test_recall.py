@@ -163,3 +163,80 @@ def test_a_list_of_ids_is_named_by_its_key() -> None:
     listed = [o for o in top if o.value in ("LK100", "LK200")]
     assert listed and all("key_name" in o.features for o in listed)
     assert "key_name" not in next(o for o in top if o.value == "cus_1").features
+
+
+ORDER = {
+    "type": "object",
+    "properties": {"order_id": {"type": "string", "description": "The order's id"}},
+    "required": ["order_id"],
+}
+
+
+def test_an_id_written_unlike_the_records_ids_is_dropped_not_served() -> None:
+    """The customer's record lists order ids like LK862902 and holds their email: the email (or
+    their name) the filler read from the words for `order_id` is not an order id. With no sure
+    copy (the walk not begun) the parameter is missing; once the walk began, the next id is
+    copied. An order id the user typed, written like the record's, stays."""
+    record = {"customer_id": "cus_1042", "email": "ann@corp.example", "orders": ["LK862902", "LK046639"]}
+    opened = (
+        {"role": "user", "content": "It's ann@corp.example"},
+        call("get_customer", {"customer_id": "cus_1042"}, "c0"),
+        result(record, "c0"),
+    )
+    for guess in ("ann@corp.example", "Ann Lee"):
+        filled = Filled(arguments={"order_id": guess}, sources={"order_id": {"source": "text"}})
+        overrule(filled, ORDER, MemoryReader().read(request(*opened), Today()))
+        assert filled.arguments == {} and filled.missing == ["order_id"], guess
+    walked = request(
+        *opened, call("get_order", {"order_id": "LK862902"}, "c1"), result({"order_id": "LK862902"}, "c1")
+    )
+    filled = Filled(arguments={"order_id": "ann@corp.example"}, sources={"order_id": {"source": "text"}})
+    overrule(filled, ORDER, MemoryReader().read(walked, Today()))
+    assert filled.arguments == {"order_id": "LK046639"} and not filled.missing
+    assert filled.sources["order_id"]["path"] == "orders[1]"
+    typed = Filled(arguments={"order_id": "LK555123"}, sources={"order_id": {"source": "text"}})
+    overrule(typed, ORDER, MemoryReader().read(request(*opened), Today()))
+    assert typed.arguments == {"order_id": "LK555123"}
+
+
+def test_another_id_is_not_offered_as_this_one() -> None:
+    """`customer_id` shares only "id" with `order_id`: the record's order list outranks it."""
+    record = {"customer_id": "cus_1042", "orders": ["LK862902", "LK046639"]}
+    view = request(
+        {"role": "user", "content": "Where is my order?"},
+        call("get_customer", {"customer_id": "cus_1042"}, "c0"),
+        result(record, "c0"),
+    )
+    found = offers(params_of(ORDER)[0], MemoryReader().read(view, Today()))
+    assert found[0].value != "cus_1042" and found[0].value.startswith("LK")
+    assert "key_desc" not in next(o for o in found if o.value == "cus_1042").features
+
+
+def test_a_result_that_is_one_value_is_named_by_its_tool() -> None:
+    """`find_user_id_by_email` answers `mia_garcia_4516`, no key around it: the value is the
+    `user_id` its name says it returns, and it overrules the email the words gave."""
+    user_id = {
+        "type": "object",
+        "properties": {"user_id": {"type": "string", "description": "The user's id"}},
+        "required": ["user_id"],
+    }
+    view = request(
+        {"role": "user", "content": "I want to return a lamp. My email is mia.garcia@example.com"},
+        call("find_user_id_by_email", {"email": "mia.garcia@example.com"}, "c0"),
+        {"role": "tool", "tool_call_id": "c0", "content": "mia_garcia_4516"},
+    )
+    memory = MemoryReader().read(view, Today())
+    best = offers(params_of(user_id)[0], memory)[0]
+    assert (best.value, best.found.entry.path, best.found.role) == ("mia_garcia_4516", "user_id", "tool")
+    guessed = Filled(arguments={"user_id": "mia.garcia@example.com"}, sources={"user_id": {"source": "text"}})
+    overrule(guessed, user_id, memory)
+    assert (
+        guessed.arguments == {"user_id": "mia_garcia_4516"}
+        and guessed.sources["user_id"]["path"] == "user_id"
+    )
+    prose = request(
+        {"role": "user", "content": "Where is my order?"},
+        call("cancel_order", {"order_id": "LK1"}, "c0"),
+        {"role": "tool", "tool_call_id": "c0", "content": "cancelled"},
+    )
+    assert all(f.entry.path != "cancel_order" for f in MemoryReader().read(prose, Today()))

@@ -26,6 +26,13 @@ def reply_text(request: ChatView) -> str:
     return ""
 
 
+def opening_text(request: ChatView) -> str:
+    """The user's first words with text: what the conversation is for ("cancel my order"), which
+    the later turns ("yes", an email address) no longer say. "" when it is the last user turn."""
+    turns = user_turns(request)
+    return intent_text(turns[-1][1]) if len(turns) > 1 else ""
+
+
 def user_turns(request: ChatView) -> list[tuple[int, str]]:
     """(message index, text) of every user turn with text, newest first."""
     turns = [(i, message_text(m)) for i, m in enumerate(request.messages) if m.get("role") == "user"]

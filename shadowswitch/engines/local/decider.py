@@ -21,6 +21,7 @@ from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
 from shadowswitch.engines.local.arguments.memory import MemoryReader
+from shadowswitch.engines.local.arguments.name_parts import split_name
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.readings import TurnReadings
 from shadowswitch.engines.local.arguments.recall import overrule, recall
@@ -33,6 +34,7 @@ from shadowswitch.engines.local.choice.scoring import Chooser, Ranking, margin, 
 from shadowswitch.engines.local.conversation import (
     called_this_turn,
     earlier_turns,
+    opening_text,
     query_text,
     reply_text,
     results_this_turn,
@@ -218,15 +220,31 @@ class Decider:
         reply = None if context is None else context.float().numpy().astype(np.float32)
         if memory is not None and memory.encoder != self.encoder.name:
             memory = None  # learned with another encoder: its vectors are not comparable
-        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, vector, reply)
+        ranks = self._context_ranks(request, ranking.candidates, context)
+        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, vector, reply, ranks)
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy, memory, learned.gates, learned.judged)
         trace = choice.trace
         trace.vector, trace.encoder, trace.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
         trace.context = None if reply is None else reply.tobytes()
+        trace.ranks = ranks
         trace.memory_version = memory.version if memory else 0
         clock.lap("arguments")
         return clock.stamp(choice)
+
+    def _context_ranks(
+        self, request: ChatView, cands: Sequence[Candidate], context: Any
+    ) -> dict[str, dict[str, float]]:
+        """The tools ranked against the agent's last reply and against the user's opening words,
+        which the trained head reads: a "yes" says which write follows only with the question it
+        answers, and an email address what it is for only with the request before it."""
+        opening = opening_text(request)
+        vector = self.encoder.embed_cached([opening])[0] if opening else None
+        ranks = {
+            "reply": self.chooser.tool_ranks(context, cands),
+            "opening": self.chooser.tool_ranks(vector, cands),
+        }
+        return {name: ranked for name, ranked in ranks.items() if ranked}
 
     def fill_tool(
         self, request: ChatView, policy: Policy, cset: CandidateSet, tool: str, memory: LearnedState | None
@@ -336,6 +354,7 @@ class Decider:
         filled.sources = at_message(filled.sources, message)
         fill_text = self.readings.fill_text(self.filler.fill, today)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
+        split_name(filled, asked)  # "Cyrus Nilsen" is a first name and a last name
         pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
         values = self.memories.read(request, today)
         overrule(filled, asked, values, pointer, best.id)  # a record's own id over a guess from words

@@ -37,16 +37,18 @@ class Learned:
         zero_shot: dict[str, float],
         vector: np.ndarray[Any, Any],
         reply: np.ndarray[Any, Any] | None,
+        ranks: dict[str, dict[str, float]] | None = None,
     ) -> Learned:
         """Re-rank `ranking` in place with `memory` (no state: as it is). `vector`: the user's
-        words; `reply`: the agent's last reply, the context the trained head reads."""
+        words; `reply`: the agent's last reply, the context the trained head reads; `ranks`: the
+        tools ranked against that reply and the user's opening words (`Decider._context_ranks`)."""
         if memory is None:
             return cls()
         called = called_this_turn(request, policy.feedback.tool_error_regex)
-        sims = memory.similarities(vector, called)
+        state = turn_state(request, policy.feedback.tool_error_regex)
+        sims = memory.similarities(vector, called, state.conversation)
         taken = memory.taken_back(sims, [c.id for c in cset.candidates if c.id not in zero_shot])
         _widened(ranking, [c for c in cset.candidates if c.id in taken], zero_shot)
-        state = turn_state(request, policy.feedback.tool_error_regex)
         asked = Request(
             vector,
             zero_shot,
@@ -54,7 +56,7 @@ class Learned:
             state.last_tool,
             state.last_error,
             state.step,
-            turn=state.conversation,
+            turn={**state.conversation, "ranks": ranks or {}},
             context=reply,
         )
         mixed = memory.mix(sims, memory.start(asked))

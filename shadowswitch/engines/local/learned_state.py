@@ -56,7 +56,9 @@ class LearnedState(Protocol):
     @property
     def unreliable(self) -> Unreliable: ...
 
-    def similarities(self, query: np.ndarray[Any, Any], called: Iterable[str] = ()) -> np.ndarray[Any, Any]:
+    def similarities(
+        self, query: np.ndarray[Any, Any], called: Iterable[str] = (), turn: Mapping[str, Any] | None = None
+    ) -> np.ndarray[Any, Any]:
         """Cosine of the query to each exemplar at the same point of its user turn."""
         ...
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,6 +106,7 @@ class MemoryReader:
 
     def read(self, request: ChatView, today: Today = CLOCK) -> ValueMemory:
         memory = ValueMemory(size=len(request.messages))
+        calls: dict[str, str] = {}  # call id → tool name, for the results that answer them
         for i, message in enumerate(request.messages):
             role = str(message.get("role") or "")
             text = message_text(message)
@@ -112,11 +114,13 @@ class MemoryReader:
                 memory.last_user = i
             if role == "assistant":
                 self._calls(message, i, memory)
+                calls.update(call_names(message))
                 memory.last_reply = text if text.strip() else memory.last_reply
             if not text.strip():
                 continue
             kind = ROLES.get(role, "system")
-            for entry in self._entries(kind, text, today):
+            bare = bare_result(text, calls.get(str(message.get("tool_call_id") or message.get("name"))))
+            for entry in (bare,) if kind == "tool" and bare else self._entries(kind, text, today):
                 memory.found.append(Found(entry, i, kind))
         return memory
 
@@ -155,6 +159,50 @@ class MemoryReader:
                 memory.found.append(Found(entry, at, "call"))
                 memory.used.add(value_key(value))
                 memory.used_as.add((entry.key, value_key(value)))
+
+
+def call_names(message: dict[str, Any]) -> dict[str, str]:
+    """Call id → tool name of an assistant message's calls (a legacy `function_call`: its name)."""
+    out = {}
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            out[str(call.get("id"))] = function["name"]
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+        out[legacy["name"]] = legacy["name"]
+    return out
+
+
+def bare_result(text: str, tool: str | None) -> Entry | None:
+    """A result that is one value and nothing else (`find_user_id_by_email` answering
+    `mia_garcia_4516`), under the key its tool's name says it returns (`user_id`): the value has no
+    key of its own, and the next call copies it by that name."""
+    value = text.strip()
+    try:
+        data = json.loads(value)
+    except ValueError:
+        data = value
+    if not tool or not isinstance(data, str) or not BARE.fullmatch(data):
+        return None
+    key = returned(tool)
+    if not key:
+        return None
+    start = text.index(data)
+    return Entry(data, data, key, key, -1, "json", start, start + len(data))
+
+
+BARE = re.compile(r"[\w.@#:+\-]{2,64}")  # one token: an id, a code, an email
+VERB = re.compile(r"^(?:get|find|lookup|look_up|fetch|search|search_for|retrieve|resolve|read)_")
+
+
+def returned(tool: str) -> str:
+    """What a tool's name says it returns: `find_user_id_by_email` → `user_id`, `getOrderId` →
+    `order_id`; "" when the name says nothing (no verb of looking up)."""
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", tool).lower()
+    if not VERB.match(name):
+        return ""
+    return re.split(r"_(?:by|for|from|with|of)_", VERB.sub("", name), maxsplit=1)[0]
 
 
 def call_arguments(message: dict[str, Any]) -> list[tuple[str, Any]]:

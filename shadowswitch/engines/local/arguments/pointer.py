@@ -158,9 +158,11 @@ def features(
         feats["key_name"] = 1.0
     elif _listed_ids(entry.pattern, entry.key, name):
         feats["key_name"] = 1.0  # a list of ids named by its items: `orders[]` for `order_id`
-    if own and name:
-        feats["key_part"] = len(set(name) & {*own, *parent}) / len(set(name))
-    if set(own) & p.desc_words:
+    # "id" is in every id's key: only the other words say which id (`customer_id` is no `order_id`)
+    named = set(name) - ID_WORDS
+    if own and named:
+        feats["key_part"] = len(named & {*own, *parent}) / len(named)
+    if ({*own, *parent} - ID_WORDS) & p.desc_words:
         feats["key_desc"] = 1.0
     if name and own and name[-1] in ID_WORDS and own[-1] in ID_WORDS:
         feats["id_id"] = 1.0

@@ -29,10 +29,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from shadowswitch.engines.local.arguments.features import shape
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, params_of, stem
-from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, Offer, offers
+from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, offers
 from shadowswitch.engines.local.arguments.results import words
 from shadowswitch.engines.local.schema import is_valid
 
@@ -77,7 +78,12 @@ def overrule(
     """Replace a value the filler read by the memory's copy, where a tool result has a leaf named
     as the parameter (`customer_id` → `customer_id`) that is the sure offer and the filler's value
     is no leaf of that name: its best span for an id the user never said (their email or name for
-    `customer_id`) is a guess, the record's own field is not."""
+    `customer_id`) is a guess, the record's own field is not.
+
+    An id the records show written otherwise is no such id: where tool results hold ids named as
+    the parameter (`orders[]` for `order_id`: LK862902) and the filler's value is written like
+    none of them (the customer's email, their name), it is dropped, and the parameter is missing
+    unless the memory's copy is sure (`recall`)."""
     for p in params_of(parameters):
         if p.kind not in SCALAR_KINDS or p.name not in filled.arguments or p.name_words & WRITTEN:
             continue
@@ -85,10 +91,28 @@ def overrule(
         found = [o for o in offers(p, memory, learned, tool) if o.found.message != memory.last_user]
         if any(value_key(o.value) == current and "key_name" in o.features for o in found):
             continue  # the words' value is a record's field of that name too
+        if _unlike_the_ids(p, filled.arguments[p.name], found):
+            del filled.arguments[p.name], filled.sources[p.name]
+            if p.required:
+                filled.missing.append(p.name)
         if not found or found[0].found.role != "tool" or "key_name" not in found[0].features:
             continue
         if _sure(found) and is_valid(found[0].value, p.schema):
             filled.put(p.name, (found[0].value, provenance(found[0].found)))
+            if p.name in filled.missing:
+                filled.missing.remove(p.name)
+
+
+def _unlike_the_ids(p: Param, value: Any, found: list[Offer]) -> bool:
+    """`p` is an id, tool results hold ids named as it, and `value` is written like none of them."""
+    if not (p.name_words & ID_WORDS) or not isinstance(value, str):
+        return False
+    shapes = {shape(o.value) for o in found if _named_id(o)}
+    return bool(shapes) and shape(value) not in shapes
+
+
+def _named_id(offer: Offer) -> bool:
+    return offer.found.role == "tool" and "key_name" in offer.features and isinstance(offer.value, str)
 
 
 def _scalar(

@@ -88,6 +88,16 @@ class Chooser:
             k += len(c.examples)
         return out
 
+    def tool_ranks(self, vector: torch.Tensor | None, cands: Sequence[Candidate]) -> dict[str, float]:
+        """How the offered tools rank against another text than the user's last words (the
+        agent's last reply, the user's opening request): the embedding scorer's softmax over the
+        tools alone. Empty without the text or with fewer than two tools."""
+        tools = [c for c in cands if c.id != NO_TOOL_ID]
+        if vector is None or len(tools) < 2:
+            return {}
+        probs = softmax(self.similarities(vector, tools), self.cal.choice_temperature)
+        return {c.id: round(p, 4) for c, p in zip(tools, probs, strict=True)}
+
     def no_tool_similarity(
         self, query: torch.Tensor, text: str, tools: Sequence[Candidate], sims: Sequence[float]
     ) -> float:
