@@ -44,7 +44,7 @@ class ChoiceTrace:
     zero_shot: dict[str, float] | None = None
     memory_version: int = 0
     values: dict[str, Any] = field(default_factory=dict, repr=False)  # param → `grounding.Read`
-    # the tools ranked against the agent's last reply and the user's opening words (`context_ranks`)
+    # the tools ranked against the agent's last reply and the user's opening words (`Decider._context_ranks`)
     ranks: dict[str, dict[str, float]] = field(default_factory=dict)
 
 

@@ -71,11 +71,16 @@ def build_exemplar(
         last_tool=state.last_tool if state else None,
         last_error=state.last_error if state else False,
         step=state.step if state else 0,
-        turn=({**state.conversation, "ranks": trace.ranks} if trace.ranks else state.conversation) or None
-        if state
-        else None,
+        turn=_turn(state, trace.ranks),
         context=trace.context,
     )
+
+
+def _turn(state: TurnState | None, ranks: dict[str, dict[str, float]]) -> dict[str, Any] | None:
+    """The conversation's state the head reads, with the tools ranked against its texts."""
+    if state is None:
+        return None
+    return {**state.conversation, "ranks": ranks} if ranks else state.conversation or None
 
 
 def tools_key(request: ChatView) -> str:

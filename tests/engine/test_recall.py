@@ -240,3 +240,10 @@ def test_a_result_that_is_one_value_is_named_by_its_tool() -> None:
         {"role": "tool", "tool_call_id": "c0", "content": "cancelled"},
     )
     assert all(f.entry.path != "cancel_order" for f in MemoryReader().read(prose, Today()))
+    escaped = request(
+        {"role": "user", "content": "It's mia.garcia@example.com"},
+        call("find_user_id_by_email", {"email": "mia.garcia@example.com"}, "c0"),
+        {"role": "tool", "tool_call_id": "c0", "content": '"mia\\u005fgarcia"'},
+    )
+    kept = [f.entry for f in MemoryReader().read(escaped, Today()) if f.entry.path == "user_id"]
+    assert [(e.value, e.start) for e in kept] == [("mia_garcia", -1)]  # no span to point at, no error

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from shadowswitch.engines.local.arguments.memory import call_names
 from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.request import ChatView, message_text
 
@@ -162,14 +163,5 @@ def _after_last_user(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, An
 
 
 def _named_calls(message: dict[str, Any]) -> list[tuple[str, str]]:
-    """(the id its result names, tool name) of an assistant message's calls; a legacy
-    `function_call`'s result names the function instead of an id."""
-    calls = []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            calls.append((str(call.get("id")), function["name"]))
-    legacy = message.get("function_call")
-    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
-        calls.append((legacy["name"], legacy["name"]))
-    return calls
+    """(the id its result names, tool name) of an assistant message's calls, in order."""
+    return list(call_names(message).items())

@@ -119,8 +119,10 @@ class MemoryReader:
             if not text.strip():
                 continue
             kind = ROLES.get(role, "system")
-            bare = bare_result(text, calls.get(str(message.get("tool_call_id") or message.get("name"))))
-            for entry in (bare,) if kind == "tool" and bare else self._entries(kind, text, today):
+            bare = None
+            if kind == "tool":
+                bare = bare_result(text, calls.get(str(message.get("tool_call_id") or message.get("name"))))
+            for entry in (bare,) if bare else self._entries(kind, text, today):
                 memory.found.append(Found(entry, i, kind))
         return memory
 
@@ -162,7 +164,8 @@ class MemoryReader:
 
 
 def call_names(message: dict[str, Any]) -> dict[str, str]:
-    """Call id → tool name of an assistant message's calls (a legacy `function_call`: its name)."""
+    """Call id → tool name of an assistant message's calls, in order; a legacy `function_call`'s
+    result names the function, so its name is its id."""
     out = {}
     for call in message.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
@@ -188,8 +191,8 @@ def bare_result(text: str, tool: str | None) -> Entry | None:
     key = returned(tool)
     if not key:
         return None
-    start = text.index(data)
-    return Entry(data, data, key, key, -1, "json", start, start + len(data))
+    start = text.find(data)  # -1: written with escapes, no span to point at
+    return Entry(data, data, key, key, -1, "json", start, start + len(data) if start >= 0 else -1)
 
 
 BARE = re.compile(r"[\w.@#:+\-]{2,64}")  # one token: an id, a code, an email
