@@ -66,8 +66,10 @@ def confirmations(n: int, seed: int = 0) -> list[Pair]:
 def test_the_head_learns_the_write_after_yes_and_a_reply_after_no() -> None:
     head = train(confirmations(40))
     vector = confirmations(1, seed=1)[0].vector
-    after_yes = head.predict(Request(vector, CANCEL, last_tool="get_order", step=1, turn={"confirm": "yes"}))
-    after_no = head.predict(Request(vector, CANCEL, last_tool="get_order", step=1, turn={"confirm": "no"}))
+    asked = {"last_role": "user", "asked": True}  # the state as the engine reads it
+    yes, no = {**asked, "confirm": "yes"}, {**asked, "confirm": "no"}
+    after_yes = head.predict(Request(vector, CANCEL, last_tool="get_order", step=1, turn=yes))
+    after_no = head.predict(Request(vector, CANCEL, last_tool="get_order", step=1, turn=no))
     assert max(after_yes, key=lambda c: after_yes[c]) == "cancel_order"
     assert max(after_no, key=lambda c: after_no[c]) == "__no_tool__"
 

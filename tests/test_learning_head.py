@@ -11,6 +11,8 @@ from shadowswitch.engines.local.learned_state import Request
 from shadowswitch.learning import deferral
 from shadowswitch.learning.fit import Pair, cross_predict, fit
 from shadowswitch.learning.head import Head, train
+from shadowswitch.learning.head_features import FEATURES
+from shadowswitch.learning.state_counts import StateCounts
 from shadowswitch.learning.usage import Usage
 
 DIM = 24
@@ -177,3 +179,22 @@ def test_the_agents_last_reply_says_which_tool_the_users_yes_asks_for() -> None:
     assert max(probs.values()) < 0.6  # the words alone cannot tell them apart
     old = Head.from_bytes(head.to_bytes())
     assert old.Wc.shape == head.W.shape
+
+
+def test_a_state_the_upstream_always_follows_the_same_way_grows_sure() -> None:
+    """After `search_flights` the upstream books, every time, whatever the words: the state's
+    counts say so (leaving each training pair's own label out), and the head grows sure of it."""
+    pairs = booking_turns(150, noise=1.0)
+    counts = StateCounts.of(pairs)
+    after_search = pairs[1]
+    share = counts.log_share(after_search, "book_flight", len(ZERO_SHOT), leave_out=False)
+    left_out = counts.log_share(after_search, "book_flight", len(ZERO_SHOT), leave_out=True)
+    assert share > left_out > np.log(0.95)  # 50 of 50, smoothed; 49 of 49 without its own
+    unseen = Pair(999, pairs[0].vector, "book_flight", ZERO_SHOT, None, "none", last_tool="cancel_booking")
+    assert counts.log_share(unseen, "book_flight", len(ZERO_SHOT), leave_out=False) == np.log(1 / 3)
+    head = train(pairs)
+    assert head.theta[FEATURES.index("state_share")] > 0
+    query = booking_turns(3, seed=7, noise=1.0)
+    assert head.predict(query[1])["book_flight"] >= 0.95
+    again = Head.from_bytes(head.to_bytes())  # the counts survive storage
+    assert again.predict_many(query) == head.predict_many(query)

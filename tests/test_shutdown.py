@@ -94,6 +94,7 @@ def test_sigterm_finishes_requests_in_flight_exits_0_and_loses_no_record(
     assert sorted(r[0] for r in rows(db_url)) == ids  # exactly one row per request, nothing else
 
 
+@pytest.mark.one_backend  # the cut requests' records take the spool's path, tested on both above
 def test_past_the_shutdown_timeout_requests_are_cut_but_still_recorded(
     tmp_path: Path, upstream: str, db_url: str
 ) -> None:

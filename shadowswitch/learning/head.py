@@ -30,6 +30,10 @@ but with the classes the request offers. A candidate's score adds:
   cancel order 1234?" "yes" names its write for a tool never seen;
 - `T[last → c]`: which candidate follows which (a learned transition table), so the same
   user text gets another tool once a first one has run;
+- the log-share of the training pairs in the same conversation state (who spoke last, the last
+  tool and whether it failed, a confirmation answered, a list being walked) whose upstream chose
+  the candidate (`state_counts.py`, its own pair left out in training): unlike `T`, not shrunk,
+  so a step the upstream always takes there grows sure as the pairs come in;
 - `U[c]`: per candidate, how its chance changes once it was called this turn.
 
 Fitted by L-BFGS on the L2-regularised log-likelihood, in numpy (a few hundred pairs: well under
@@ -51,6 +55,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from shadowswitch.learning.head_features import FEATURES, Example, context_of, shared_features
+from shadowswitch.learning.state_counts import StateCounts
 from shadowswitch.learning.usage import Usage
 
 START = ""  # the "last tool" of a request with no call yet this user turn
@@ -80,6 +85,7 @@ class Head:
     state_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     Wc: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
     reply_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
+    states: StateCounts = field(default_factory=StateCounts)  # labels per conversation state
 
     def predict(self, example: Example) -> dict[str, float]:
         """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
@@ -94,7 +100,7 @@ class Head:
             Usage(self.state_keys, self.state_usage),
             Usage(self.vocab, replies),
         )
-        batch = _Batch.build(examples, self.vocab, self.transitions, usages, leave_out=False)
+        batch = _Batch.build(examples, self.vocab, self.transitions, usages, self.states, leave_out=False)
         logits = batch.logits(self._weights(), self.b, self.U, self.T, self.theta)
         probs = _softmax(logits)
         return [
@@ -117,6 +123,7 @@ class Head:
                 "transitions": self.transitions,
                 "pairs": self.pairs,
                 "states": self.state_keys,
+                "state_counts": self.states.to_json(),
             }
         )
         np.savez_compressed(
@@ -152,6 +159,7 @@ class Head:
                 z["state_usage"].astype(np.float32) if "state_usage" in z else np.zeros((0, 0), np.float32),
                 z["Wc"].astype(np.float32) if "Wc" in z else np.zeros((0, 0), np.float32),
                 z["reply_usage"].astype(np.float32) if "reply_usage" in z else np.zeros((0, 0), np.float32),
+                StateCounts(meta.get("state_counts")),
             )
 
 
@@ -167,7 +175,8 @@ def train(examples: Sequence[Example], l2_shared: float = L2_SHARED) -> Head:
     state_keys = sorted({_transition(e.last_tool, e.label) for e in examples})
     states = Usage.of(examples, state_keys, _state_key, queries)
     reply = Usage.of(examples, vocab, _label, replies)
-    batch = _Batch.build(examples, vocab, transitions, (usage, states, reply), leave_out=True)
+    counts = StateCounts.of(examples)
+    batch = _Batch.build(examples, vocab, transitions, (usage, states, reply), counts, leave_out=True)
     v, t, s = len(vocab), len(transitions), len(FEATURES)
     shapes = [(v, 2 * dim), (v,), (v,), (t,), (s,)]  # W: the query's and the context's weights
     theta0 = np.zeros(s)
@@ -216,6 +225,7 @@ def train(examples: Sequence[Example], l2_shared: float = L2_SHARED) -> Head:
         states.unit,
         W[:, dim:],
         reply.unit,
+        counts,
     )
 
 
@@ -251,6 +261,7 @@ class _Batch:
         vocab: list[str],
         transitions: list[str],
         usages: tuple[Usage, Usage, Usage],
+        counts: StateCounts,
         leave_out: bool,
     ) -> _Batch:
         index = {c: i for i, c in enumerate(vocab)}
@@ -283,7 +294,8 @@ class _Batch:
                 cos = usage.cosine(Q[i, :dim], i, k, cosines, own)
                 state_cos = states.cosine(Q[i, :dim], i, sindex.get(key, -1), state_cosines, own)
                 reply_cos = reply.cosine(R[i], i, k, reply_cosines, own)
-                shared[i, j] = shared_features(e, c, cos, state_cos, reply_cos)
+                share = counts.log_share(e, c, len(offered), leave_out)
+                shared[i, j] = shared_features(e, c, cos, state_cos, reply_cos, share)
                 if c == e.label:
                     label[i] = j
         return cls(names, Q, cand, trans, called, shared, mask, label)

@@ -37,6 +37,8 @@ FEATURES = (
     # the user's opening words (the zero-shot scorer's, on those texts: any tool has them)
     "reply_rank_answered",
     "opening_rank",
+    # log P(candidate | the conversation's state) from the training pairs' counts (`state_counts`)
+    "state_share",
 )
 LOG_FLOOR = float(np.log(1e-4))
 
@@ -72,7 +74,9 @@ def context_of(e: Example, dim: int) -> np.ndarray[Any, Any]:
     return np.asarray(context, dtype=np.float64)
 
 
-def shared_features(e: Example, c: str, usage_cos: float, state_cos: float, reply_cos: float) -> list[float]:
+def shared_features(
+    e: Example, c: str, usage_cos: float, state_cos: float, reply_cos: float, state_share: float
+) -> list[float]:
     p = e.zero_shot.get(c, 0.0)
     none = c == NO_TOOL
     is_last = c == e.last_tool
@@ -90,6 +94,7 @@ def shared_features(e: Example, c: str, usage_cos: float, state_cos: float, repl
         *_conversation(e.turn, c, none, is_last),
         reply_cos,
         *_ranks(e.turn, c),
+        state_share,
     ]
 
 
