@@ -87,6 +87,10 @@ def policy(upstream: str) -> dict[str, Any]:
             "max_candidates": ALL_TOOLS,
             "target_agreement": 0.95,
             "learn": True,
+            # A curve of what learning does, not of how busy the machine is: on a loaded machine a
+            # decision past the default budget abstains for time, whatever it learned (how long
+            # decisions take is reported beside: `choice_ms_p50`).
+            "time_budget_ms": 10_000,
         },
         "breaker": {"consecutive_failures": 1000, "reprobe_after_s": 0},
         "feedback": {"tool_error_regex": r"^error:"},

@@ -19,7 +19,7 @@ from shadowswitch.engines.local.learned_state import (
 from shadowswitch.learning.exemplar import offered_entry
 from shadowswitch.learning.memory import learned_constants
 from shadowswitch.learning.transforms import explained
-from shadowswitch.learning.values import fit_rankings, reranked
+from shadowswitch.learning.values import fit_rankings, pointed_call, reranked
 
 TOOL, PARAM = "lookup_employee", "name"
 
@@ -85,3 +85,30 @@ def test_an_exemplar_keeps_the_offered_values_features_never_the_values() -> Non
     assert offered_entry(read, None, "Nobody")["match"] == -1
     alone = Read(("Haddad",), ({"base": 1.0},), 0)
     assert offered_entry(alone, ("Haddad",), "Haddad") is None  # one value: nothing to rank
+
+
+def walk(match: int, picked: int = -1) -> dict[str, Any]:
+    """An order id the engine left missing: a customer's three orders offered from the memory,
+    alike but for the first of the list (`list_first`); the upstream took `match`."""
+    order = {"memory": 1.0, "src:tool": 1.0, "key_name": 1.0, "in_list": 1.0, "base": 9.3}
+    features = [{**order, "list_first": 1.0, "base": 8.6}, order, order]
+    offered = {"features": features, "picked": picked, "match": match}
+    entry = {"type": "str", "in_text": True, "local": picked >= 0, "agrees": False, "offered": offered}
+    return {"order_id": entry}
+
+
+def test_the_learned_pointer_rejudges_what_the_memory_offered() -> None:
+    """The pairs a state is judged on are filled as its learned pointer fills them at serving time:
+    an id left missing becomes a call (agreeing, or not) once the pointer is sure of it; unsure, it
+    stays missing; a pair the pointer leaves as it was recorded keeps its status."""
+    sure = {"list_first": 4.0}  # the first of the list, 3.3 ahead of the others
+    status, args = pointed_call("missing", walk(0), sure)
+    assert status == "agree" and args is not None and args["order_id"]["offered"]["picked"] == 0
+    assert pointed_call("missing", walk(1), sure)[0] == "differ"
+    assert pointed_call("missing", walk(0), {"list_first": 1.0})[0] == "missing"  # 0.3 ahead: unsure
+    assert pointed_call("missing", walk(0), None)[0] == "missing"  # no pointer learned
+    assert pointed_call("agree", walk(0, picked=0), sure) == ("agree", walk(0, picked=0))
+    assert pointed_call("agree", walk(0, picked=0), {"list_first": -4.0})[0] == "missing"
+    assert pointed_call("unknown", walk(0), sure)[0] == "unknown"  # another tool: not its to judge
+    pairs = [("get_order", walk(0)), ("get_order", walk(0))]
+    assert learned_constants(pairs) == {}  # too few to learn a pointer: nothing re-judged

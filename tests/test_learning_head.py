@@ -181,6 +181,34 @@ def test_the_agents_last_reply_says_which_tool_the_users_yes_asks_for() -> None:
     assert old.Wc.shape == head.W.shape
 
 
+def test_the_users_opening_words_say_what_follows_their_identity() -> None:
+    """After the customer's record is read, the user's last words are their email either way; what
+    they opened with says whether an order is looked up next or the agent asks in text. The head
+    reads the opening (`opening`) and tells them apart; a head stored before it did reads it as 0."""
+    rng = np.random.default_rng(7)
+    email, send_back, new_address = (unit(rng.normal(size=DIM)) for _ in range(3))
+    offered = {"get_order": 0.4, "update_address": 0.3, "__no_tool__": 0.3}
+
+    def turn(i: int, label: str, opening: np.ndarray[Any, Any]) -> Pair:
+        q = unit(email + 0.05 * rng.normal(size=DIM))
+        said = unit(opening + 0.05 * rng.normal(size=DIM))
+        return Pair(i, q, label, offered, label, "agree", last_tool="get_customer", opening=said)
+
+    kinds = (("get_order", send_back), ("__no_tool__", new_address))
+    head = train([turn(i, *kinds[i % 2]) for i in range(40)])
+    for label, opening in kinds:
+        asked = Request(unit(email), offered, last_tool="get_customer", opening=unit(opening))
+        probs = head.predict(asked)
+        assert max(probs, key=lambda c: probs[c]) == label
+        assert probs[label] > 0.8
+    stored = Head.from_bytes(head.to_bytes())
+    assert np.allclose(stored.Wo, head.Wo) and stored.Wo.shape == head.W.shape
+    older = Head.from_bytes(head.to_bytes())
+    older.Wo = np.zeros((0, 0), np.float32)  # stored before it read the opening
+    probs = older.predict(Request(unit(email), offered, last_tool="get_customer", opening=unit(send_back)))
+    assert max(probs.values()) < 0.8
+
+
 def test_a_state_the_upstream_always_follows_the_same_way_grows_sure() -> None:
     """After `search_flights` the upstream books, every time, whatever the words: the state's
     counts say so (leaving each training pair's own label out), and the head grows sure of it."""

@@ -82,9 +82,9 @@ def test_shadow_pairs_teach_the_local_choice(
 def test_a_pair_keeps_the_question_the_users_yes_answers(
     proxy: Any, local_engine: Any, replay: str, db_url: str
 ) -> None:
-    """A "yes" after the agent's question: the pair keeps the reply's vector beside the user's
-    words (what the trained head tells the write from a reply by), and the decision record keeps
-    neither vector but its shadow run."""
+    """A "yes" after the agent's question: the pair keeps the reply's vector and the user's opening
+    words' beside the user's last words (what the trained head tells the write from a reply by),
+    and the decision record keeps none of the vectors but its shadow run."""
     import numpy as np
 
     from shadowswitch.store import db
@@ -107,5 +107,8 @@ def test_a_pair_keeps_the_question_the_users_yes_answers(
     assert context.shape == np.frombuffer(rows[decision_id].vector, dtype=np.float32).shape
     assert abs(float(np.linalg.norm(context)) - 1.0) < 1e-3
     assert rows[first].context is None
+    opening = np.frombuffer(rows[decision_id].opening or b"", dtype=np.float32)  # "a refund for AB123456"
+    assert opening.shape == context.shape and not np.allclose(opening, context)
+    assert rows[first].opening is None  # its last user turn is its opening
     record = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}", headers=AUTH).json()
-    assert record["shadow"] and "context" not in json.dumps(record["shadow"])
+    assert record["shadow"] and not {"context", "opening"} & set(record["shadow"])

@@ -33,8 +33,8 @@ def choice_json(choice: Choice) -> dict[str, Any]:
     decision's (the stored JSON's shape predates the split)."""
     flat = asdict(choice)
     trace = flat.pop("trace")
-    trace.pop("vector", None)  # kept as an exemplar (learning), not in the decision record
-    trace.pop("context", None)
+    for vector in ("vector", "context", "opening"):  # kept as an exemplar (learning), not in the record
+        trace.pop(vector, None)
     flat.update(trace)
     data = {key: flat.pop(key) for key in _RECORD_ORDER} | flat
     data["path"] = "local"

@@ -30,7 +30,8 @@ class ChoiceTrace:
 
     `candidates` and `timings_ms` (candidates/scoring/arguments/total) go into the decision row.
     Of a ranked request, learning (`shadowswitch.learning`) keeps the query's encoder vector
-    (float32 bytes) and encoder, the agent's last text reply's vector (`context`), the
+    (float32 bytes) and encoder, the agent's last text reply's vector (`context`) and the user's
+    opening words' (`opening`), the
     candidates' probabilities before any memory was mixed in (`zero_shot`), the served
     memory's version (0: none), and the values each text or number parameter was offered
     (`values`: learning's value ranking). A choice made by rule has no vector.
@@ -40,6 +41,7 @@ class ChoiceTrace:
     timings_ms: dict[str, float] = field(default_factory=dict)
     vector: bytes | None = field(default=None, repr=False)
     context: bytes | None = field(default=None, repr=False)  # the agent's last reply's vector
+    opening: bytes | None = field(default=None, repr=False)  # the user's opening words' vector
     encoder: str | None = None
     zero_shot: dict[str, float] | None = None
     memory_version: int = 0

@@ -83,6 +83,7 @@ def to_pair(row: Exemplar) -> Pair:
         int(row.step or 0),
         dict(row.turn or {}),
         np.frombuffer(row.context, dtype=np.float32) if row.context else None,
+        np.frombuffer(row.opening, dtype=np.float32) if row.opening else None,
     )
 
 

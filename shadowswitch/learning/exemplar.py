@@ -73,6 +73,7 @@ def build_exemplar(
         step=state.step if state else 0,
         turn=_turn(state, trace.ranks),
         context=trace.context,
+        opening=trace.opening,
     )
 
 

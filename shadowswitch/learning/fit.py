@@ -30,10 +30,12 @@ from shadowswitch.learning.memory import (
     call_rate,
     combine,
     learned_rules,
+    pointer_of,
     turn_key,
     vote,
 )
 from shadowswitch.learning.origins import vetoed
+from shadowswitch.learning.values import pointed_call
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -59,6 +61,7 @@ class Pair:
     step: int = 0
     turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state (`conversation_state`)
     context: np.ndarray[Any, Any] | None = None  # the agent's last reply's vector (`head.Example`)
+    opening: np.ndarray[Any, Any] | None = None  # the user's opening words' vector
 
     def call(self, constants: dict[str, dict[str, Any]], unreliable: Unreliable | None = None) -> float:
         """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
@@ -177,7 +180,8 @@ def _outcome(
         return Outcome(confidence, margin, 0.0, False)
     if chosen == NO_TOOL:
         return Outcome(confidence, margin, 1.0, False)
-    if chosen == pair.local_tool and pair.args_status == "missing":
+    status, _ = pointed_call(pair.args_status, pair.arguments, pointer_of(constants))
+    if chosen == pair.local_tool and status == "missing":
         return Outcome(confidence, margin, 0.0, True)
     if pair.vetoed(unreliable):  # a value of an unreliable origin: the engine abstains
         return Outcome(confidence, margin, 0.0, True)

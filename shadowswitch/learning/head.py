@@ -9,7 +9,9 @@ but with the classes the request offers. A candidate's score adds:
 - `W[c] · q + b[c]`: a linear classifier on the query vector per candidate seen in training;
 - `Wc[c] · r`: the same on the agent's last text reply (`context`): the user's "yes" or "it's
   ann@corp.com" says little on its own, the question it answers ("Shall I cancel order 1234?",
-  "What is your email?") says which tool follows;
+  "What is your email?") says which tool follows; `Wo[c] · o` on the user's opening words
+  (`opening`): once the customer's record is read, "send back the socks" looks up an order,
+  "change my address" asks for the new one;
 - `θ · s(x, c)`: shared weights on features any candidate has, the same for a tool never seen:
   the zero-shot log-probability (its weight starts at 1 and is pulled back to 1, so with few
   pairs the head *is* the zero-shot ranking: the cold start), the cosine to the tool's usage
@@ -54,7 +56,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from shadowswitch.learning.head_features import FEATURES, Example, context_of, shared_features
+from shadowswitch.learning.head_features import FEATURES, Example, context_of, opening_of, shared_features
 from shadowswitch.learning.state_counts import StateCounts
 from shadowswitch.learning.usage import Usage
 
@@ -86,6 +88,7 @@ class Head:
     Wc: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
     reply_usage: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
     states: StateCounts = field(default_factory=StateCounts)  # labels per conversation state
+    Wo: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # (V, d)
 
     def predict(self, example: Example) -> dict[str, float]:
         """Probabilities over the example's offered candidates (the keys of its zero-shot)."""
@@ -109,11 +112,10 @@ class Head:
         ]
 
     def _weights(self) -> np.ndarray[Any, Any]:
-        """(V, 2d): the query's and the context's weights side by side (zero: a head stored
-        before it read the context)."""
-        if self.Wc.shape != self.W.shape:
-            return np.hstack([self.W, np.zeros_like(self.W)])
-        return np.hstack([self.W, self.Wc])
+        """(V, 3d): the query's, the context's and the opening's weights side by side (zero: a
+        head stored before it read them)."""
+        extra = (w if w.shape == self.W.shape else np.zeros_like(self.W) for w in (self.Wc, self.Wo))
+        return np.hstack([self.W, *extra])
 
     def to_bytes(self) -> bytes:
         out = io.BytesIO()
@@ -137,6 +139,7 @@ class Head:
             theta=self.theta,
             state_usage=self.state_usage,
             Wc=self.Wc,
+            Wo=self.Wo,
             reply_usage=self.reply_usage,
         )
         return out.getvalue()
@@ -160,6 +163,7 @@ class Head:
                 z["Wc"].astype(np.float32) if "Wc" in z else np.zeros((0, 0), np.float32),
                 z["reply_usage"].astype(np.float32) if "reply_usage" in z else np.zeros((0, 0), np.float32),
                 StateCounts(meta.get("state_counts")),
+                z["Wo"].astype(np.float32) if "Wo" in z else np.zeros((0, 0), np.float32),
             )
 
 
@@ -178,10 +182,10 @@ def train(examples: Sequence[Example], l2_shared: float = L2_SHARED) -> Head:
     counts = StateCounts.of(examples)
     batch = _Batch.build(examples, vocab, transitions, (usage, states, reply), counts, leave_out=True)
     v, t, s = len(vocab), len(transitions), len(FEATURES)
-    shapes = [(v, 2 * dim), (v,), (v,), (t,), (s,)]  # W: the query's and the context's weights
+    shapes = [(v, 3 * dim), (v,), (v,), (t,), (s,)]  # W: the query's, the context's, the opening's
     theta0 = np.zeros(s)
     theta0[0] = 1.0
-    start = np.concatenate([np.zeros(2 * v * dim + 2 * v + t), theta0])
+    start = np.concatenate([np.zeros(3 * v * dim + 2 * v + t), theta0])
     n = len(examples)
 
     def loss(flat: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
@@ -223,9 +227,10 @@ def train(examples: Sequence[Example], l2_shared: float = L2_SHARED) -> Head:
         n,
         states.keys,
         states.unit,
-        W[:, dim:],
+        W[:, dim : 2 * dim],
         reply.unit,
         counts,
+        W[:, 2 * dim :],
     )
 
 
@@ -278,7 +283,8 @@ class _Batch:
         state_cosines = Q @ states.unit.T if len(states.keys) else np.zeros((n, 0))
         reply_cosines = R @ reply.unit.T if len(vocab) else np.zeros((n, 0))
         dim = Q.shape[1]
-        Q = np.hstack([Q, R])  # what W reads: the query and the context side by side
+        opening = np.stack([opening_of(e, dim) for e in examples]).astype(np.float64)
+        Q = np.hstack([Q, R, opening])  # what W reads: the query, the context, the opening side by side
         names = []
         for i, e in enumerate(examples):
             if i % YIELD_EVERY == YIELD_EVERY - 1:

@@ -64,14 +64,25 @@ class Example(Protocol):
     def turn(self) -> Mapping[str, Any]: ...
     @property
     def context(self) -> np.ndarray[Any, Any] | None: ...  # the agent's last reply's vector
+    @property
+    def opening(self) -> np.ndarray[Any, Any] | None: ...  # the user's opening words' vector
 
 
 def context_of(e: Example, dim: int) -> np.ndarray[Any, Any]:
     """The example's context vector, zero when it has none (no reply yet, or stored before)."""
-    context = e.context
-    if context is None or len(context) != dim:
+    return _or_zeros(e.context, dim)
+
+
+def opening_of(e: Example, dim: int) -> np.ndarray[Any, Any]:
+    """The example's opening vector, zero when it has none (the last user turn is the opening,
+    or stored before)."""
+    return _or_zeros(e.opening, dim)
+
+
+def _or_zeros(vector: np.ndarray[Any, Any] | None, dim: int) -> np.ndarray[Any, Any]:
+    if vector is None or len(vector) != dim:
         return np.zeros(dim)
-    return np.asarray(context, dtype=np.float64)
+    return np.asarray(vector, dtype=np.float64)
 
 
 def shared_features(

@@ -35,7 +35,7 @@ from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.origins import unreliable_origins, vetoed
 from shadowswitch.learning.transforms import explained, learned_transforms
-from shadowswitch.learning.values import fit_pointer, fit_rankings, reranked
+from shadowswitch.learning.values import fit_pointer, fit_rankings, pointed_call, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -192,7 +192,9 @@ def call_agreed(
     """1 when the engine's call of the upstream's tool agreed, or agrees once the state's learned
     values apply (a constant for a value the engine left out, a transform of a value it read), 0
     when it does not, nan when not known (another tool filled, or it would have abstained for a
-    missing value or a value of an unreliable origin, which it does at serving time too)."""
+    missing value or a value of an unreliable origin, which it does at serving time too). The
+    memory's values are as the state's learned pointer fills them (`values.pointed_call`)."""
+    status, arguments = pointed_call(status, arguments, pointer_of(constants))
     if label == NO_TOOL or local_tool != label or status not in ("agree", "differ", "absent"):
         return float("nan")
     if vetoed(arguments, (unreliable or {}).get(label)):
@@ -206,6 +208,11 @@ def call_agreed(
         supplied = all(k in learned and v.get("value") == learned[k] for k, v in left.items())
         return float(bool(left) and supplied)
     return float(status == "agree")
+
+
+def pointer_of(constants: Mapping[str, Mapping[str, Any]]) -> dict[str, float] | None:
+    """The state's learned pointer weights, None when it learned none."""
+    return rankings_of(constants.get(POINTER, {})).get(POINTER)
 
 
 def combine(zero_shot: Mapping[str, float], dist: Mapping[str, float], alpha: float) -> dict[str, float]:

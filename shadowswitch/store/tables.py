@@ -181,6 +181,8 @@ class Exemplar(SQLModel, table=True):
     turn: Any = Field(default=None, sa_column=Column(JSON))
     # the agent's last text reply's vector (float32, unit length), what the user's words answer
     context: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    # the user's opening words' vector (float32, unit length): what the conversation is for
+    opening: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     excluded: bool = False  # negative feedback on its decision, before or after it was stored
 
 

@@ -247,3 +247,22 @@ def test_a_result_that_is_one_value_is_named_by_its_tool() -> None:
     )
     kept = [f.entry for f in MemoryReader().read(escaped, Today()) if f.entry.path == "user_id"]
     assert [(e.value, e.start) for e in kept] == [("mia_garcia", -1)]  # no span to point at, no error
+
+
+def test_what_the_agent_and_the_user_did_with_a_value_is_a_feature() -> None:
+    """An id this tool was already sent (`same_call`), the one the agent's latest call sent (`focus`:
+    the record it is on), one the user wrote (`said`): features the learned pointer weighs."""
+    param = params_of(GET_ORDER)[0]
+    messages = [*walk("ORD-1001").messages[1:], {"role": "user", "content": "It is ORD-1003, I think."}]
+    found = {
+        o.value: o.features
+        for o in offers(param, MemoryReader().read(request(*messages), Today()), tool="get_order")
+    }
+    assert {"same_call", "focus"} <= set(found["ORD-1001"]) and "said" not in found["ORD-1001"]
+    assert "said" in found["ORD-1003"] and not {"same_call", "focus"} & set(found["ORD-1003"])
+    assert not {"same_call", "focus", "said"} & set(found["ORD-1002"])
+    cancel = {
+        o.value: o.features
+        for o in offers(param, MemoryReader().read(walk("ORD-1001"), Today()), tool="cancel_order")
+    }
+    assert "focus" in cancel["ORD-1001"] and "same_call" not in cancel["ORD-1001"]  # another tool

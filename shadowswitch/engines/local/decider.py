@@ -220,13 +220,16 @@ class Decider:
         reply = None if context is None else context.float().numpy().astype(np.float32)
         if memory is not None and memory.encoder != self.encoder.name:
             memory = None  # learned with another encoder: its vectors are not comparable
-        ranks = self._context_ranks(request, ranking.candidates, context)
-        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, vector, reply, ranks)
+        ranks, opened = self._context_ranks(request, ranking.candidates, context)
+        opening = None if opened is None else opened.float().numpy().astype(np.float32)
+        texts = (reply, opening)
+        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, vector, texts, ranks)
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy, memory, learned.gates, learned.judged)
         trace = choice.trace
         trace.vector, trace.encoder, trace.zero_shot = vector.tobytes(), self.encoder.name, zero_shot
         trace.context = None if reply is None else reply.tobytes()
+        trace.opening = None if opening is None else opening.tobytes()
         trace.ranks = ranks
         trace.memory_version = memory.version if memory else 0
         clock.lap("arguments")
@@ -234,17 +237,18 @@ class Decider:
 
     def _context_ranks(
         self, request: ChatView, cands: Sequence[Candidate], context: Any
-    ) -> dict[str, dict[str, float]]:
+    ) -> tuple[dict[str, dict[str, float]], Any]:
         """The tools ranked against the agent's last reply and against the user's opening words,
         which the trained head reads: a "yes" says which write follows only with the question it
-        answers, and an email address what it is for only with the request before it."""
+        answers, and an email address what it is for only with the request before it; and the
+        opening words' vector (None: the last user turn is the opening)."""
         opening = opening_text(request)
         vector = self.encoder.embed_cached([opening])[0] if opening else None
         ranks = {
             "reply": self.chooser.tool_ranks(context, cands),
             "opening": self.chooser.tool_ranks(vector, cands),
         }
-        return {name: ranked for name, ranked in ranks.items() if ranked}
+        return {name: ranked for name, ranked in ranks.items() if ranked}, vector
 
     def fill_tool(
         self, request: ChatView, policy: Policy, cset: CandidateSet, tool: str, memory: LearnedState | None

@@ -36,12 +36,13 @@ class Learned:
         cset: CandidateSet,
         zero_shot: dict[str, float],
         vector: np.ndarray[Any, Any],
-        reply: np.ndarray[Any, Any] | None,
+        texts: tuple[np.ndarray[Any, Any] | None, np.ndarray[Any, Any] | None],
         ranks: dict[str, dict[str, float]] | None = None,
     ) -> Learned:
         """Re-rank `ranking` in place with `memory` (no state: as it is). `vector`: the user's
-        words; `reply`: the agent's last reply, the context the trained head reads; `ranks`: the
-        tools ranked against that reply and the user's opening words (`Decider._context_ranks`)."""
+        words; `texts`: the vectors of the agent's last reply and of the user's opening words, the
+        context the trained head reads (None: no such text); `ranks`: the tools ranked against
+        them (`Decider._context_ranks`)."""
         if memory is None:
             return cls()
         called = called_this_turn(request, policy.feedback.tool_error_regex)
@@ -57,7 +58,8 @@ class Learned:
             state.last_error,
             state.step,
             turn={**state.conversation, "ranks": ranks or {}},
-            context=reply,
+            context=texts[0],
+            opening=texts[1],
         )
         mixed = memory.mix(sims, memory.start(asked))
         ranking.probs = [mixed[c.id] for c in ranking.candidates]

@@ -38,6 +38,7 @@ class Request:
     label: str = NO_TOOL_ID  # not read when predicting
     turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state
     context: np.ndarray[Any, Any] | None = None  # the agent's last text reply's vector (None: none)
+    opening: np.ndarray[Any, Any] | None = None  # the user's opening words' vector (None: none)
 
 
 class LearnedState(Protocol):

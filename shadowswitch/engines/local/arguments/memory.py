@@ -91,6 +91,8 @@ class ValueMemory:
     last_user: int = -1  # index of the last user turn
     used: set[str] = field(default_factory=set)  # normalised values earlier calls sent
     used_as: set[tuple[str, str]] = field(default_factory=set)  # (param, normalised value) sent
+    sent: set[tuple[str, str]] = field(default_factory=set)  # (tool, normalised value) sent
+    focus: set[str] = field(default_factory=set)  # normalised values the agent's latest call sent
     last_reply: str = ""  # the agent's last text reply
 
     def __iter__(self) -> Iterator[Found]:
@@ -152,6 +154,7 @@ class MemoryReader:
 
     def _calls(self, message: dict[str, Any], at: int, memory: ValueMemory) -> None:
         """The agent's earlier calls: each argument leaf an entry (role `call`), and used."""
+        sent: set[str] = set()
         for name, arguments in call_arguments(message):
             leaves: list[tuple[str, str, int, Leaf]] = []
             _walk(arguments, name, name, -1, leaves)
@@ -159,8 +162,13 @@ class MemoryReader:
                 written = value if isinstance(value, str) else json.dumps(value)
                 entry = Entry(value, written, path, pattern, index, "json", -1, -1)
                 memory.found.append(Found(entry, at, "call"))
-                memory.used.add(value_key(value))
-                memory.used_as.add((entry.key, value_key(value)))
+                key = value_key(value)
+                memory.used.add(key)
+                memory.used_as.add((entry.key, key))
+                memory.sent.add((name, key))
+                sent.add(key)
+        if sent:  # the record the agent is on: what its latest call looked up or changed
+            memory.focus = sent
 
 
 def call_names(message: dict[str, Any]) -> dict[str, str]:

@@ -14,10 +14,14 @@ parameter's type. Its features say how well its place fits the parameter, not wh
   (`set_mailbox_quota`'s `quota_gb` from the mailbox just looked up), is the value to be
   replaced (`stale`), not the one wanted;
 - what the agent did with it: an earlier call sent it (`used`; under this parameter's name,
-  `used_same`), the agent's last reply mentioned it (`mentioned`); in a list (`in_list`), whether
+  `used_same`; to this same tool, `same_call`: a look-up is not repeated, a write not made twice),
+  its latest call sent it (`focus`: the record it is on, which a change after a look-up acts on),
+  the agent's last reply mentioned it (`mentioned`); the user wrote it (`said`: an order number
+  the customer gave, among the record's); in a list (`in_list`), whether
   it is the first of its list no call has sent yet (`first_unused`) or one a call already sent
   (`list_used`): a list of ids is walked one call at a time, once the agent began it (the first
-  of a list nothing was taken from, `list_first`, weighs nothing in the prior).
+  of a list nothing was taken from, `list_first`, is left to learning; so are `same_call`, `focus`
+  and `said`, which weigh nothing in the prior: each agent's pairs say what they weigh).
 
 The score is linear in the features: the prior's hand-set weights (`PRIOR`), or a learned state's
 shared weights (`learning/values.fit_pointer`), fitted on exemplars over every tool and parameter.
@@ -94,6 +98,7 @@ class Offer:
     found: Found
     features: dict[str, float]
     score: float
+    prior: float  # the prior's score alone: what learned weights are fitted on top of
 
 
 def offers(
@@ -104,6 +109,7 @@ def offers(
     (`base`: the prior's score)."""
     writes = bool(WRITES.match(tool))
     walks = walks_of(memory)
+    said = {value_key(f.entry.value) for f in memory if f.role == "user"}
     typed: dict[tuple[type, Any], Any] = {}  # a value read once per request, however often written
     counts: dict[str, int] = {}
     places: dict[tuple[str, str, int, str, str], tuple[Any, Found]] = {}  # one per place and value
@@ -127,13 +133,19 @@ def offers(
     best: dict[str, Offer] = {}
     for (key, *_), (value, found) in places.items():
         feats = features(p, found, value, memory, walks, counts[key])
+        if (tool, key) in memory.sent:
+            feats["same_call"] = 1.0
+        if key in memory.focus:
+            feats["focus"] = 1.0
+        if key in said:
+            feats["said"] = 1.0
         if writes and found.role == "tool" and "key_name" in feats:
             feats["stale"] = 1.0
-        score = linear(feats, PRIOR)
+        prior = score = linear(feats, PRIOR)
         if learned:
-            score += sum(learned.get(k, 0.0) * v for k, v in {**feats, "base": score}.items())
+            score += sum(learned.get(k, 0.0) * v for k, v in {**feats, "base": prior}.items())
         if key not in best or score > best[key].score:
-            best[key] = Offer(value, found, feats, round(score, 4))
+            best[key] = Offer(value, found, feats, round(score, 4), round(prior, 4))
     return sorted(best.values(), key=lambda o: -o.score)
 
 

@@ -131,7 +131,7 @@ def _scalar(
         top = found[:RECORDED]
         filled.read[p.name] = Read(
             tuple(o.value for o in top),
-            tuple({**o.features, "base": o.score} for o in top),
+            tuple({**o.features, "base": o.prior} for o in top),
             0 if sure else -1,
         )
     return (found[0].value, provenance(found[0].found)) if sure else None
