@@ -40,9 +40,11 @@ def serve(
 
     import uvicorn
 
+    from shadowswitch.engines.local.runtime.process import share_cores
     from shadowswitch.errors import PolicyError
     from shadowswitch.policy import load_policies
 
+    share_cores()  # before torch loads, here or in the engine process and workers started from here
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = settings_from(
         host=host, port=port, policies=policies, db_url=db, shutdown_timeout_s=shutdown_timeout
