@@ -154,6 +154,9 @@ def scaling(
             "default: this one)"
         ),
     ] = "",
+    torch_threads: Annotated[
+        str, typer.Option(help="SHADOWSWITCH_TORCH_THREADS values, comma-separated, each in turn")
+    ] = "",
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
 ) -> None:
     """The local engine behind a real server, by offered tools and by concurrency.
@@ -175,6 +178,7 @@ def scaling(
         precisions=tuple(split(precision, ("float", "int8"), "precision")) if precision else (),
         traffic=traffic,
         sources=tuple(Path(s).resolve() for s in source.split(",") if s.strip()),
+        torch_threads=_ints(torch_threads),
     )
     if traffic not in ("bfcl", "simple") or (traffic == "simple" and set(config.tools) != {8}):
         raise typer.BadParameter("--traffic is bfcl or simple, and simple offers 8 tools (--tools 8)")

@@ -8,6 +8,7 @@ RSS with the embedded models loaded, and its start-up time to /readyz.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import sys
 import tempfile
@@ -60,6 +61,7 @@ class ScalingConfig:
     precisions: tuple[str, ...] = ()  # engine.precision, each measured in turn (empty: the default)
     traffic: str = "bfcl"  # bfcl: BFCL live questions, each its own tool; simple: simple.py's 8 tools
     sources: tuple[Path, ...] = ()  # checkouts whose shadowswitch is served, each in turn (empty: this one)
+    torch_threads: tuple[int, ...] = ()  # SHADOWSWITCH_TORCH_THREADS, each in turn (empty: the default)
 
     def size_count(self) -> int:
         return self.per_size or (6 if self.quick else 40)
@@ -172,9 +174,12 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
                 for precision in config.precisions or (None,):
                     folder = workdir / f"policies-{precision or 'default'}"
                     policies = write_policies(folder, upstream, config.time_budget_ms, precision)
-                    for workers in config.workers:  # the same runs for each
-                        run = _serve_and_send(config, workdir, policies, workers, source)
+                    for threads, workers in itertools.product(
+                        config.torch_threads or (None,), config.workers
+                    ):
+                        run = _serve_and_send(config, workdir, policies, workers, source, threads)
                         run |= {"precision": precision} if precision else {}
+                        run |= {"torch_threads": threads} if threads else {}
                         by_workers.append(run | ({"source": _described(source)} if source else {}))
     first = by_workers[0]
     results = {
@@ -193,6 +198,7 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
             "workers": list(config.workers),
             "precisions": list(config.precisions) or "policy default",
             "sources": [_described(s) for s in config.sources] or "this checkout",
+            "torch_threads": list(config.torch_threads) or "the default (the cores, at most 8)",
             "dtypes": _dtypes(),
         },
         "batching": BATCHING,
@@ -225,7 +231,12 @@ def _described(source: Path) -> str:
 
 
 def _serve_and_send(
-    config: ScalingConfig, workdir: Path, policies: Path, workers: int, source: Path | None = None
+    config: ScalingConfig,
+    workdir: Path,
+    policies: Path,
+    workers: int,
+    source: Path | None = None,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """One `serve --workers N` with the embedded models (`source`'s shadowswitch, else this
     checkout's): its memory, the tool-count runs, then the concurrency runs (after the same
@@ -240,14 +251,18 @@ def _serve_and_send(
     ]
     cmd += ["--log-level", "warning"]
     base = f"http://127.0.0.1:{port}"
-    console.print(f"starting shadowswitch serve --workers {workers} ({source or 'this checkout'})…")
+    console.print(
+        f"starting shadowswitch serve --workers {workers} ({source or 'this checkout'}, threads {threads})…"
+    )
+    env = (bench_env(source) if source else bench_env()) | _dtypes()
+    env |= {"SHADOWSWITCH_TORCH_THREADS": str(threads)} if threads else {}
     by_tools: list[dict[str, Any]] = []
     by_concurrency: list[dict[str, Any]] = []
     with started(
         cmd,
         f"{base}/readyz",
         workdir / f"serve-{policies.name}-{workers}.log",
-        (bench_env(source) if source else bench_env()) | _dtypes(),
+        env,
         timeout_s=900,
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
@@ -324,6 +339,7 @@ def print_tables(results: dict[str, Any]) -> None:
                 sizes = (_num(m[k]) for k in ("rss_ready_mb", "pss_ready_mb", "pss_after_mb"))
                 label = f"{run['workers']} {run.get('precision', '')} (c{row['concurrency']})"
                 label += f" {run['source']}" if "source" in run else ""
+                label += f" threads {run['torch_threads']}" if "torch_threads" in run else ""
                 table.add_row(label, *sizes, *_cells(row))
         console.print(table)
     console.print(f"batching: {results['batching']}")

@@ -58,7 +58,9 @@ TOOLS = [
         "Reserve a table at a restaurant",
         {"city": ("string", "City of the restaurant"), "party_size": ("integer", "Number of guests")},
     ),
-    _tool("track_order", "Track the delivery status of an order", {"order_id": ("string", "The order number")}),
+    _tool(
+        "track_order", "Track the delivery status of an order", {"order_id": ("string", "The order number")}
+    ),
     _tool(
         "flight_status",
         "Whether a flight is on time, delayed or cancelled",
@@ -116,7 +118,16 @@ def _status(r: random.Random) -> tuple[str, str]:
     return r.choice([f"Is flight {flight} on time?", f"Has {flight} been delayed?"]), "flight_status"
 
 
-TEMPLATES: tuple[Template, ...] = (_weather, _flights, _currency, _timer, _directions, _table, _order, _status)
+TEMPLATES: tuple[Template, ...] = (
+    _weather,
+    _flights,
+    _currency,
+    _timer,
+    _directions,
+    _table,
+    _order,
+    _status,
+)
 
 
 def texts(seed: int = 0) -> Iterator[tuple[str, str]]:

@@ -9,19 +9,6 @@ MAX_THREADS = 8  # intra-op threads beyond this gain nothing on the engine's sma
 THREADS_ENV = "SHADOWSWITCH_TORCH_THREADS"
 
 
-def share_cores() -> None:
-    """Let OpenMP threads that wait for work sleep rather than spin (`OMP_WAIT_POLICY=PASSIVE`),
-    unless the environment says otherwise. Call it before torch is imported: the OpenMP runtime
-    reads the variable once, when it loads.
-
-    A server's engine never has the cores to itself: the event loop parses, records and answers
-    on them between its passes, and the agents' clients often run beside it. Spinning waiters
-    then hold a core that one of torch's own threads needs, and every pass waits for a thread
-    that is not running: on 2 shared cores, 6-7x slower decisions (bench/scaling, the simple
-    traffic), where sleeping waiters cost nothing measurable on an idle machine."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
 def configure_torch(threads: int | None = None) -> int:
     """Set torch's intra-op threads and return them: `threads`, else `SHADOWSWITCH_TORCH_THREADS`,
     else the cores (at most `MAX_THREADS`).
@@ -29,7 +16,7 @@ def configure_torch(threads: int | None = None) -> int:
     A process-wide setting: the proxy calls this once before it loads its engines, rather than
     each engine setting it again for all the others. The engine's work runs on one worker thread
     per engine, so using the cores leaves nothing to oversubscribe but the process's own other
-    threads (`share_cores`)."""
+    threads (`cli/serving.py`'s `share_cores`)."""
     import torch
 
     count = threads or int(os.environ.get(THREADS_ENV) or 0) or max(1, min(os.cpu_count() or 1, MAX_THREADS))
