@@ -39,6 +39,11 @@ def test_the_environment_may_set_torch_threads(threads: int, monkeypatch: pytest
     assert configure_torch(2) == 2  # the caller's number first
 
 
+def test_a_server_leaves_a_core_to_its_event_loop(threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    assert configure_torch(spare=1) == max(1, min((os.cpu_count() or 1) - 1, 8))
+
+
 def test_serving_lets_waiting_openmp_threads_sleep_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     share_cores()
