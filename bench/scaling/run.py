@@ -198,7 +198,7 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
             "workers": list(config.workers),
             "precisions": list(config.precisions) or "policy default",
             "sources": [_described(s) for s in config.sources] or "this checkout",
-            "torch_threads": list(config.torch_threads) or "the default (the cores, at most 8)",
+            "torch_threads": list(config.torch_threads) or "the default (the cores but one, at most 8)",
             "dtypes": _dtypes(),
         },
         "batching": BATCHING,
