@@ -226,8 +226,8 @@ def _dtypes() -> dict[str, str]:
 
 
 def _described(source: Path) -> str:
-    """A checkout as a results file names it: its path and commit."""
-    return f"{source} ({git_commit(source)})"
+    """A checkout as a results file names it: its commit (a path would name this machine)."""
+    return git_commit(source) or source.name
 
 
 def _serve_and_send(

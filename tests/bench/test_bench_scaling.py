@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.bfcl.results import git_commit
 from bench.scaling.run import Fresh, ScalingConfig, run_scaling
 from bench.scaling.simple import TOOLS, SimpleTraffic
 from bench.scaling.tools import requests_with_tools
@@ -78,7 +79,7 @@ def test_simple_traffic_through_two_checkouts_is_answered_locally(tmp_path: Path
     run_scaling(config)
     results = json.loads(out.read_text())
     assert results["config"]["traffic"] == "simple" and len(results["config"]["sources"]) == 2
-    assert [run["source"].split(" (")[0] for run in results["by_workers"]] == [str(here)] * 2
+    assert [run["source"] for run in results["by_workers"]] == [git_commit(here)] * 2
     for run in results["by_workers"]:
         for row in run["by_tools"] + run["by_concurrency"]:
             assert row["errors"] == 0 and row["paths"].get("local", 0) >= 6 and row["right_tool"] >= 0.75
