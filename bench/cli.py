@@ -140,6 +140,23 @@ def scaling(
             help="engine.precision values to compare, comma-separated (float,int8; default: the policy's)"
         ),
     ] = "",
+    traffic: Annotated[
+        str,
+        typer.Option(
+            help="bfcl: BFCL live questions, each offered its own tool among distractors; simple: "
+            "generated requests, the same 8 tools each time, their values in the text (--tools 8)"
+        ),
+    ] = "bfcl",
+    source: Annotated[
+        str,
+        typer.Option(
+            help="Checkouts to serve, comma-separated, each in turn (before and after a change; "
+            "default: this one)"
+        ),
+    ] = "",
+    torch_threads: Annotated[
+        str, typer.Option(help="SHADOWSWITCH_TORCH_THREADS values, comma-separated, each in turn")
+    ] = "",
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/scaling.json"),
 ) -> None:
     """The local engine behind a real server, by offered tools and by concurrency.
@@ -159,7 +176,12 @@ def scaling(
         workers=_ints(workers),
         time_budget_ms=time_budget_ms,
         precisions=tuple(split(precision, ("float", "int8"), "precision")) if precision else (),
+        traffic=traffic,
+        sources=tuple(Path(s).resolve() for s in source.split(",") if s.strip()),
+        torch_threads=_ints(torch_threads),
     )
+    if traffic not in ("bfcl", "simple") or (traffic == "simple" and set(config.tools) != {8}):
+        raise typer.BadParameter("--traffic is bfcl or simple, and simple offers 8 tools (--tools 8)")
     run_scaling(config)
 
 

@@ -49,12 +49,13 @@ def shown_path(path: Path) -> str:
         return path.name
 
 
-def git_commit() -> str | None:
+def git_commit(checkout: Path | None = None) -> str | None:
     """HEAD's commit (with "+dirty" when the tree has changes other than the results files,
-    which a run rewrites as it goes), None outside a repository."""
+    which a run rewrites as it goes), None outside a repository; of `checkout` if given, else
+    of the working directory's."""
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=True, cwd=checkout).stdout
 
     try:
         head = git("rev-parse", "HEAD").strip()

@@ -8,6 +8,7 @@ RSS with the embedded models loaded, and its start-up time to /readyz.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from bench.bfcl.proxy import free_port
 from bench.bfcl.results import git_commit, machine_info, write_results
 from bench.overhead.processes import pss_bytes, rss_bytes, started
 from bench.overhead.targets import KEY_ENV, bench_env
+from bench.scaling.simple import SimpleTraffic
 from bench.scaling.tools import ScalingRequest, requests_with_tools
 
 console = Console(width=None if Console().is_terminal else 140)
@@ -37,6 +39,12 @@ BATCHING = (
     "A batch shares one encoder pass (the queries and any candidate texts not yet cached); the "
     "language-model scoring and argument filling then run request by request."
 )
+
+TRAFFIC = {
+    "bfcl": "BFCL live_simple and live_multiple questions, each sent once; distractors from their tools",
+    "simple": "generated (bench/scaling/simple.py): the same 8 tools on every request, 1-3 values each, "
+    "stated in the user's text; every text sent once",
+}
 
 
 @dataclass
@@ -51,6 +59,9 @@ class ScalingConfig:
     workers: tuple[int, ...] = (1,)  # `serve --workers N`, each measured in turn, side by side
     time_budget_ms: int | None = None  # the policy's engine.time_budget_ms (None: its default)
     precisions: tuple[str, ...] = ()  # engine.precision, each measured in turn (empty: the default)
+    traffic: str = "bfcl"  # bfcl: BFCL live questions, each its own tool; simple: simple.py's 8 tools
+    sources: tuple[Path, ...] = ()  # checkouts whose shadowswitch is served, each in turn (empty: this one)
+    torch_threads: tuple[int, ...] = ()  # SHADOWSWITCH_TORCH_THREADS, each in turn (empty: the default)
 
     def size_count(self) -> int:
         return self.per_size or (6 if self.quick else 40)
@@ -159,12 +170,17 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         up_cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up_port)]
         with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
             upstream = f"http://127.0.0.1:{up_port}/v1"
-            for precision in config.precisions or (None,):  # one server after the other
-                folder = workdir / f"policies-{precision or 'default'}"
-                policies = write_policies(folder, upstream, config.time_budget_ms, precision)
-                for workers in config.workers:  # the same runs for each
-                    run = _serve_and_send(config, workdir, policies, workers)
-                    by_workers.append(run | ({"precision": precision} if precision else {}))
+            for source in config.sources or (None,):  # one server after the other
+                for precision in config.precisions or (None,):
+                    folder = workdir / f"policies-{precision or 'default'}"
+                    policies = write_policies(folder, upstream, config.time_budget_ms, precision)
+                    for threads, workers in itertools.product(
+                        config.torch_threads or (None,), config.workers
+                    ):
+                        run = _serve_and_send(config, workdir, policies, workers, source, threads)
+                        run |= {"precision": precision} if precision else {}
+                        run |= {"torch_threads": threads} if threads else {}
+                        by_workers.append(run | ({"source": _described(source)} if source else {}))
     first = by_workers[0]
     results = {
         "benchmark": "scaling",
@@ -174,13 +190,15 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
         "config": {
             "quick": config.quick,
             "max_candidates": MAX_CANDIDATES,
-            "tools_source": "BFCL live_simple and live_multiple questions, each sent once; distractors "
-            "from their tools",
+            "traffic": config.traffic,
+            "tools_source": TRAFFIC[config.traffic],
             "concurrency_tools": config.concurrency_tools,
             "scorer": "hybrid (policy default), thresholds 0",
             "time_budget_ms": config.time_budget_ms or "policy default",
             "workers": list(config.workers),
             "precisions": list(config.precisions) or "policy default",
+            "sources": [_described(s) for s in config.sources] or "this checkout",
+            "torch_threads": list(config.torch_threads) or "the default (the cores but one, at most 8)",
             "dtypes": _dtypes(),
         },
         "batching": BATCHING,
@@ -207,9 +225,22 @@ def _dtypes() -> dict[str, str]:
     return {"SHADOWSWITCH_LM_DTYPE": dtype, "SHADOWSWITCH_ENCODER_DTYPE": dtype}
 
 
-def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, workers: int) -> dict[str, Any]:
-    """One `serve --workers N` with the embedded models: its memory, the tool-count runs, then
-    the concurrency runs (after the same requests as every other worker count: the same caches)."""
+def _described(source: Path) -> str:
+    """A checkout as a results file names it: its commit (a path would name this machine)."""
+    return git_commit(source) or source.name
+
+
+def _serve_and_send(
+    config: ScalingConfig,
+    workdir: Path,
+    policies: Path,
+    workers: int,
+    source: Path | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """One `serve --workers N` with the embedded models (`source`'s shadowswitch, else this
+    checkout's): its memory, the tool-count runs, then the concurrency runs (after the same
+    requests as every other server: the same caches)."""
     port = free_port()
     cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port), "--workers", str(workers)]
     cmd += [
@@ -220,19 +251,23 @@ def _serve_and_send(config: ScalingConfig, workdir: Path, policies: Path, worker
     ]
     cmd += ["--log-level", "warning"]
     base = f"http://127.0.0.1:{port}"
-    console.print(f"starting shadowswitch serve --workers {workers} with the embedded models…")
+    console.print(
+        f"starting shadowswitch serve --workers {workers} ({source or 'this checkout'}, threads {threads})…"
+    )
+    env = (bench_env(source) if source else bench_env()) | _dtypes()
+    env |= {"SHADOWSWITCH_TORCH_THREADS": str(threads)} if threads else {}
     by_tools: list[dict[str, Any]] = []
     by_concurrency: list[dict[str, Any]] = []
     with started(
         cmd,
         f"{base}/readyz",
         workdir / f"serve-{policies.name}-{workers}.log",
-        bench_env() | _dtypes(),
+        env,
         timeout_s=900,
     ) as server:
         memory = {"rss_ready_mb": _mb(rss_bytes(server.pid)), "pss_ready_mb": _mb(pss_bytes(server.pid))}
         console.print(f"ready in {server.ready_s:.1f} s, RSS {memory['rss_ready_mb']} MB")
-        fresh = Fresh()  # every request a question this server has not seen
+        fresh = SimpleTraffic() if config.traffic == "simple" else Fresh()  # never sent before
         asyncio.run(send_all(base, fresh.take(2, 8), 1))  # warm-up
         for tools in config.tools:
             row = {"tools": tools, **_run(base, fresh.take(config.size_count(), tools), 1)}
@@ -303,6 +338,8 @@ def print_tables(results: dict[str, Any]) -> None:
             for row in run["by_concurrency"]:
                 sizes = (_num(m[k]) for k in ("rss_ready_mb", "pss_ready_mb", "pss_after_mb"))
                 label = f"{run['workers']} {run.get('precision', '')} (c{row['concurrency']})"
+                label += f" {run['source']}" if "source" in run else ""
+                label += f" threads {run['torch_threads']}" if "torch_threads" in run else ""
                 table.add_row(label, *sizes, *_cells(row))
         console.print(table)
     console.print(f"batching: {results['batching']}")

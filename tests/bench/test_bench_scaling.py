@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.bfcl.results import git_commit
 from bench.scaling.run import Fresh, ScalingConfig, run_scaling
+from bench.scaling.simple import TOOLS, SimpleTraffic
 from bench.scaling.tools import requests_with_tools
 
 
@@ -23,6 +25,22 @@ def test_a_run_never_sends_the_same_question_twice() -> None:
     fresh = Fresh()
     texts = [json.dumps(r.body["messages"]) for tools in (2, 8, 8, 64) for r in fresh.take(40, tools)]
     assert len(texts) == len(set(texts)) == 160
+
+
+def test_simple_traffic_sends_the_same_tools_and_never_the_same_text_twice() -> None:
+    traffic = SimpleTraffic()
+    requests = traffic.take(300) + traffic.take(400)
+    texts = [r.body["messages"][-1]["content"] for r in requests]
+    assert len(texts) == len(set(texts)) == 700
+    assert all(r.body["tools"] == TOOLS for r in requests) and len(TOOLS) == 8
+    assert {r.expected for r in requests} == {t["function"]["name"] for t in TOOLS}
+    counts = {len(t["function"]["parameters"]["required"]) for t in TOOLS}
+    assert counts == {1, 2, 3}
+
+
+def test_simple_traffic_is_the_same_for_a_seed() -> None:
+    assert [r.body for r in SimpleTraffic(3).take(20)] == [r.body for r in SimpleTraffic(3).take(20)]
+    assert [r.body for r in SimpleTraffic(3).take(20)] != [r.body for r in SimpleTraffic(4).take(20)]
 
 
 @pytest.mark.slow
@@ -41,3 +59,27 @@ def test_a_tiny_run_writes_latency_memory_and_startup(tmp_path: Path) -> None:
     assert "batch" in results["batching"]
     assert [run["workers"] for run in results["by_workers"]] == [1]
     assert results["memory"]["pss_ready_mb"] > 100
+
+
+@pytest.mark.slow
+def test_simple_traffic_through_two_checkouts_is_answered_locally(tmp_path: Path) -> None:
+    """The simple traffic's values are in its texts: the engine answers it itself, right; and
+    each checkout listed is served in turn, named in the results."""
+    out = tmp_path / "scaling.json"
+    here = Path(__file__).resolve().parents[2]
+    config = ScalingConfig(
+        out=out,
+        tools=(8,),
+        concurrencies=(2,),
+        per_size=8,
+        per_concurrency=8,
+        traffic="simple",
+        sources=(here, here),
+    )
+    run_scaling(config)
+    results = json.loads(out.read_text())
+    assert results["config"]["traffic"] == "simple" and len(results["config"]["sources"]) == 2
+    assert [run["source"] for run in results["by_workers"]] == [git_commit(here)] * 2
+    for run in results["by_workers"]:
+        for row in run["by_tools"] + run["by_concurrency"]:
+            assert row["errors"] == 0 and row["paths"].get("local", 0) >= 6 and row["right_tool"] >= 0.75

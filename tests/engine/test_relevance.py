@@ -208,3 +208,20 @@ def test_unrelated_tool_cases_offer_tools_of_other_cases_unrelated_to_the_questi
         assert (
             float((vectors[: len(offered)] @ mine.T).max()) < UNRELATED + 0.02
         )  # bf16 batches differ a little
+
+
+def test_reference_copies_are_kept_per_offered_tool_set() -> None:
+    from shadowswitch.engines.local.choice.reference import ReferenceTools
+
+    draw = torch.Generator().manual_seed(0)
+    vectors = torch.nn.functional.normalize(torch.randn(50, 64, generator=draw), dim=-1)
+    refs = ReferenceTools(vectors)
+    query = torch.nn.functional.normalize(torch.randn(64, generator=draw), dim=0)
+    offered = vectors[:2].clone()
+    first = refs.best(query, offered)
+    assert first == ReferenceTools(vectors).best(query, offered) and len(refs.copies_of) == 1
+    assert refs.best(query, offered.clone()) == first and len(refs.copies_of) == 1  # the same set
+    refs.best(query, vectors[2:4])
+    assert len(refs.copies_of) == 2
+    sims = (vectors @ query).tolist()
+    assert first == pytest.approx(max(sims[2:]), abs=1e-6)  # the two copies left out

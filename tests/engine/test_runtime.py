@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,12 @@ from typing import Any
 import pytest
 import torch
 
+from shadowswitch.cli.serving import share_cores
 from shadowswitch.engines.local import configure_torch
 from shadowswitch.engines.local.engine import ChoiceEngine
 from shadowswitch.engines.local.runtime import models
 from shadowswitch.engines.local.runtime.models import native_bf16
+from shadowswitch.engines.local.runtime.process import THREADS_ENV
 
 LOCAL = Path(__file__).resolve().parents[2] / "shadowswitch" / "engines" / "local"
 
@@ -28,6 +31,26 @@ def threads() -> Iterator[int]:
 def test_configure_torch_sets_the_threads_once_for_the_process(threads: int) -> None:
     assert configure_torch(1) == 1 and torch.get_num_threads() == 1
     assert 1 <= configure_torch() <= 8
+
+
+def test_the_environment_may_set_torch_threads(threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(THREADS_ENV, "1")
+    assert configure_torch() == 1 and torch.get_num_threads() == 1
+    assert configure_torch(2) == 2  # the caller's number first
+
+
+def test_a_server_leaves_a_core_to_its_event_loop(threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    assert configure_torch(spare=1) == max(1, min((os.cpu_count() or 1) - 1, 8))
+
+
+def test_serving_lets_waiting_openmp_threads_sleep_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    share_cores()
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    share_cores()
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
 
 
 @pytest.mark.slow

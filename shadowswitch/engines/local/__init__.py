@@ -62,7 +62,7 @@ def engine_builder(
 ) -> Callable[[ModelSource], ChoiceEngine]:
     """Set torch up for this process, load the prior and the tables once, and return what builds
     the engine of one model source with them (the proxy's engine set, or the engine process's)."""
-    configure_torch()  # process-wide, once for every engine
+    configure_torch(spare=1)  # process-wide, once for every engine; a core left to the event loop
     prior = load_calibration(calibration)
     tables = Knowledge.load(knowledge)
     return lambda spec: create_engine(spec, cache_dir, prior, tables)

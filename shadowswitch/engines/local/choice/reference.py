@@ -23,16 +23,19 @@ from pathlib import Path
 import torch
 
 from shadowswitch.engines.local.runtime.encoder import TextEncoder
+from shadowswitch.engines.local.runtime.lru import LRU
 
 log = logging.getLogger(__name__)
 
 FORMAT = 1
 NEAR_COPY = 0.9  # cosine above which a reference tool counts as a copy of an offered one
+TOOL_SETS = 256  # offered tool sets whose copies are kept (a few KB each)
 
 
 class ReferenceTools:
     def __init__(self, vectors: torch.Tensor) -> None:
         self.vectors = vectors  # (n, dim) unit vectors
+        self.copies_of: LRU[bytes, torch.Tensor] = LRU(TOOL_SETS)
 
     @classmethod
     def load(cls, encoder: TextEncoder, cache_dir: Path, path: Path | None) -> ReferenceTools:
@@ -61,9 +64,18 @@ class ReferenceTools:
             return 0.0
         sims = self.vectors @ query
         if len(offered):
-            copies = (self.vectors @ offered.T).max(dim=1).values > NEAR_COPY
-            sims = sims.masked_fill(copies, -1.0)
+            sims = sims.masked_fill(self._copies(offered), -1.0)
         return float(sims.max())
+
+    def _copies(self, offered: torch.Tensor) -> torch.Tensor:
+        """Which reference tools copy one of `offered`: the same for every request of a tool set
+        (an agent sends its tools on every step), so kept per set rather than compared again."""
+        key = hashlib.sha256(offered.float().numpy().tobytes()).digest()
+        copies = self.copies_of.get(key)
+        if copies is None:
+            copies = (self.vectors @ offered.T).max(dim=1).values > NEAR_COPY
+            self.copies_of.put(key, copies)
+        return copies
 
 
 def read_texts(path: Path) -> list[str]:

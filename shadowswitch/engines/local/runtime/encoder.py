@@ -47,11 +47,16 @@ class CachedEncoder:
 
         `remember`: texts to embed in the same passes and keep in the cache (the candidates'
         descriptions, met again on the next request). A pass costs some milliseconds whatever
-        it holds, so a request's first texts share one."""
-        extra = [t for t in dict.fromkeys(remember) if t not in self.cache]
+        it holds, so a request's first texts share one. A text in both (a short user turn is one
+        of its own values) is embedded once."""
+        own = {t: i for i, t in enumerate(texts)}
+        extra = [t for t in dict.fromkeys(remember) if t not in self.cache and t not in own]
         vectors = self._encode([*texts, *extra])
         for text, vector in zip(extra, vectors[len(texts) :], strict=True):
             self.cache.put(text, vector)
+        for text in dict.fromkeys(remember):
+            if text in own and text not in self.cache:
+                self.cache.put(text, vectors[own[text]])
         return vectors[: len(texts)]
 
     def embed_cached(self, texts: Sequence[str]) -> torch.Tensor:

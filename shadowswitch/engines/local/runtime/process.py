@@ -6,17 +6,23 @@ import gc
 import os
 
 MAX_THREADS = 8  # intra-op threads beyond this gain nothing on the engine's small passes
+THREADS_ENV = "SHADOWSWITCH_TORCH_THREADS"
 
 
-def configure_torch(threads: int | None = None) -> int:
-    """Set torch's intra-op threads (default: the cores, at most `MAX_THREADS`) and return them.
+def configure_torch(threads: int | None = None, spare: int = 0) -> int:
+    """Set torch's intra-op threads and return them: `threads`, else `SHADOWSWITCH_TORCH_THREADS`,
+    else the cores but `spare` (at least 1, at most `MAX_THREADS`).
 
     A process-wide setting: the proxy calls this once before it loads its engines, rather than
     each engine setting it again for all the others. The engine's work runs on one worker thread
-    per engine, so using the cores leaves nothing to oversubscribe."""
+    per engine, but a server's event loop (HTTP, parsing, recording) runs beside it on the same
+    cores: a server leaves it one (`spare=1`). On 2 cores under 16 concurrent requests, one
+    torch thread decided more a second than two, and single decisions no slower
+    (docs/benchmarks/scaling.md)."""
     import torch
 
-    count = threads or max(1, min(os.cpu_count() or 1, MAX_THREADS))
+    cores = os.cpu_count() or 1
+    count = threads or int(os.environ.get(THREADS_ENV) or 0) or max(1, min(cores - spare, MAX_THREADS))
     torch.set_num_threads(count)
     return count
 
