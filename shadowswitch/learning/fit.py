@@ -30,12 +30,11 @@ from shadowswitch.learning.memory import (
     call_rate,
     combine,
     learned_rules,
-    pointer_of,
     turn_key,
     vote,
 )
 from shadowswitch.learning.origins import vetoed
-from shadowswitch.learning.values import pointed_call
+from shadowswitch.learning.values import pointed_call, pointer_of
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone

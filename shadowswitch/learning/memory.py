@@ -35,7 +35,7 @@ from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.origins import unreliable_origins, vetoed
 from shadowswitch.learning.transforms import explained, learned_transforms
-from shadowswitch.learning.values import fit_pointer, fit_rankings, pointed_call, reranked
+from shadowswitch.learning.values import fit_pointer, fit_rankings, pointed_call, pointer_of, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -208,11 +208,6 @@ def call_agreed(
         supplied = all(k in learned and v.get("value") == learned[k] for k, v in left.items())
         return float(bool(left) and supplied)
     return float(status == "agree")
-
-
-def pointer_of(constants: Mapping[str, Mapping[str, Any]]) -> dict[str, float] | None:
-    """The state's learned pointer weights, None when it learned none."""
-    return rankings_of(constants.get(POINTER, {})).get(POINTER)
 
 
 def combine(zero_shot: Mapping[str, float], dist: Mapping[str, float], alpha: float) -> dict[str, float]:

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from shadowswitch.engines.local.arguments.recall import MARGIN, SERVE
-from shadowswitch.engines.local.learned_state import Weights
+from shadowswitch.engines.local.learned_state import POINTER, Weights, rankings_of
 
 NO_TOOL = "__no_tool__"
 MEMORY = "memory"  # the feature of the values the request's memory offered (`arguments/pointer.py`)
@@ -160,6 +160,11 @@ def pointed_call(
     if not all(v.get("local") for v in entries.values()):
         return "missing", entries
     return ("agree" if all(v["agrees"] for v in entries.values()) else "differ"), entries
+
+
+def pointer_of(constants: Mapping[str, Mapping[str, Any]]) -> dict[str, float] | None:
+    """The state's learned pointer weights, None when it learned none."""
+    return rankings_of(constants.get(POINTER, {})).get(POINTER)
 
 
 def _scored(features: Mapping[str, float], weights: Mapping[str, float]) -> float:
