@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from typing import Any
@@ -90,6 +91,22 @@ def test_stream_is_relayed_chunk_by_chunk(proxy: Any) -> None:
     record = decision(url, decision_id)
     assert record["stream"] is True and record["valid"] is True
     assert record["prompt_tokens"] == 11
+
+
+def test_generative_only_server_freezes_its_heap_and_still_streams(proxy: Any) -> None:
+    """With no local models to load, the start-up objects (LiteLLM's, the app's) leave the
+    collector's full passes once warmed up, as they do after a load: a full pass under load
+    otherwise walks them all while every request in flight waits."""
+    gc.unfreeze()
+    url = proxy()
+    deadline = time.monotonic() + 10
+    while gc.get_freeze_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gc.get_freeze_count() > 0
+    stream = client(url).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "still here"}], stream=True
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "echo: still here"
 
 
 def test_stream_is_not_buffered(proxy: Any, upstream: str) -> None:

@@ -265,6 +265,7 @@ async def _load_local(state: AppState, factory: LocalFactory | None, settings: S
 
     if factory is None and not settings.load_models:
         state.models_ready = True  # nothing to load: generative only, by configuration
+        freeze_heap()  # LiteLLM's and the app's objects, warmed up by now, as after a load
         return
     try:
         build = factory or _embedded_factory(settings, state.policies)
