@@ -62,8 +62,9 @@ test-deps:
 # lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
 # are done, so they never interleave. The remote-backend tests (vLLM and Infinity, 5 GB of venvs
 # and minutes of CPU) are `make test-remote`: run them when the remote backend changes. The cluster
-# bench's run (two replicas behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU) is `make
-# test-cluster`: run it when replicas, the spool or the bench change.
+# bench's run (two replicas behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU) and the
+# scaling bench serving two checkouts in turn (36 s) are `make test-cluster`: run it when replicas,
+# the spool or those benches change.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
 	tests/test_replicas.py tests/test_replicas_learning.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
@@ -72,7 +73,7 @@ SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py 
 	tests/test_breaker_store.py tests/test_serve_workers.py tests/test_time_budget.py \
 	tests/test_learning_concurrency.py
 REMOTE_TESTS := tests/test_remote_backend.py
-CLUSTER_TESTS := tests/bench/test_bench_cluster.py
+CLUSTER_TESTS := tests/bench/test_bench_cluster.py tests/bench/test_bench_scaling_checkouts.py
 
 # The lanes and the servers they start oversubscribe two cores: OpenMP threads that spin while
 # waiting for work burn the CPU the other lanes need (a quick demo took 71 s of CPU alone and
@@ -83,7 +84,7 @@ test: dev test-deps
 	     $(MAKE) --no-print-directory lint; lint=$$?; \
 	     $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
 	     exit $$(( postgres || lint || wheel )); } > .test-checks.log 2>&1 & checks=$$!; \
-	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS) --ignore=$(CLUSTER_TESTS); side=$$?; \
+	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS) $(foreach t,$(CLUSTER_TESTS),--ignore=$(t)); side=$$?; \
 	   wait $$checks; checks=$$?; \
 	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
 	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
@@ -110,7 +111,7 @@ test-fast: dev
 	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
 test-sqlite: dev test-deps
-	$(PY) -m pytest -q --ignore=$(REMOTE_TESTS) --ignore=$(CLUSTER_TESTS)
+	$(PY) -m pytest -q $(foreach t,$(REMOTE_TESTS) $(CLUSTER_TESTS),--ignore=$(t))
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
 test-postgres: dev
