@@ -8,9 +8,9 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from bench.scaling.tools import ScalingRequest
+from examples.travel_agent.tools import function_tool
 
 CITIES = (
     "Paris", "London", "Berlin", "Madrid", "Rome", "Vienna", "Prague", "Lisbon", "Dublin", "Oslo",
@@ -25,20 +25,16 @@ AIRLINES = ("LH", "BA", "AF", "KL", "UA", "DL", "AA", "IB", "AZ", "LX")
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "SEK")
 
 
-def _tool(name: str, description: str, params: dict[str, tuple[str, str]]) -> dict[str, Any]:
-    properties = {p: {"type": kind, "description": text} for p, (kind, text) in params.items()}
-    schema = {"type": "object", "properties": properties, "required": list(params)}
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
-
-
 TOOLS = [
-    _tool("get_weather", "Get the current weather forecast for a city", {"city": ("string", "City name")}),
-    _tool(
+    function_tool(
+        "get_weather", "Get the current weather forecast for a city", {"city": ("string", "City name")}
+    ),
+    function_tool(
         "search_flights",
         "Search flights from one city to another",
         {"origin": ("string", "Departure city"), "destination": ("string", "Arrival city")},
     ),
-    _tool(
+    function_tool(
         "convert_currency",
         "Convert an amount of money from one currency to another",
         {
@@ -47,21 +43,23 @@ TOOLS = [
             "to_currency": ("string", "Currency code to convert to"),
         },
     ),
-    _tool("set_timer", "Start a countdown timer", {"minutes": ("integer", "Length of the timer in minutes")}),
-    _tool(
+    function_tool(
+        "set_timer", "Start a countdown timer", {"minutes": ("integer", "Length of the timer in minutes")}
+    ),
+    function_tool(
         "get_directions",
         "Driving directions between two cities, with the distance in kilometres",
         {"start": ("string", "City to start from"), "end": ("string", "City to drive to")},
     ),
-    _tool(
+    function_tool(
         "book_table",
         "Reserve a table at a restaurant",
         {"city": ("string", "City of the restaurant"), "party_size": ("integer", "Number of guests")},
     ),
-    _tool(
+    function_tool(
         "track_order", "Track the delivery status of an order", {"order_id": ("string", "The order number")}
     ),
-    _tool(
+    function_tool(
         "flight_status",
         "Whether a flight is on time, delayed or cancelled",
         {"flight_number": ("string", "The flight number, airline code and digits")},

@@ -11,7 +11,7 @@ from typing import Any
 DATE = "Date as YYYY-MM-DD"
 
 
-def _tool(name: str, description: str, params: dict[str, tuple[str, str]]) -> dict[str, Any]:
+def function_tool(name: str, description: str, params: dict[str, tuple[str, str]]) -> dict[str, Any]:
     properties = {k: {"type": kind, "description": about} for k, (kind, about) in params.items()}
     schema = {"type": "object", "properties": properties, "required": list(params)}
     return {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
@@ -20,7 +20,7 @@ def _tool(name: str, description: str, params: dict[str, tuple[str, str]]) -> di
 BOOKING = ("string", "Booking reference, like BK-1042")
 
 TOOLS_V1: list[dict[str, Any]] = [
-    _tool(
+    function_tool(
         "search_flights",
         "Search flights between two cities on a day: flight numbers, times and prices",
         {
@@ -29,7 +29,7 @@ TOOLS_V1: list[dict[str, Any]] = [
             "date": ("string", DATE),
         },
     ),
-    _tool(
+    function_tool(
         "book_flight",
         "Book a seat on a flight for a passenger, by flight number and date",
         {
@@ -38,7 +38,7 @@ TOOLS_V1: list[dict[str, Any]] = [
             "passenger_name": ("string", "Full name of the passenger"),
         },
     ),
-    _tool(
+    function_tool(
         "search_hotels",
         "Search hotels in a city for a stay: hotel ids, names and prices",
         {
@@ -47,7 +47,7 @@ TOOLS_V1: list[dict[str, Any]] = [
             "nights": ("integer", "Number of nights"),
         },
     ),
-    _tool(
+    function_tool(
         "book_hotel",
         "Book a hotel room for a guest, by hotel id, check-in date and nights",
         {
@@ -57,22 +57,22 @@ TOOLS_V1: list[dict[str, Any]] = [
             "guest_name": ("string", "Full name of the guest"),
         },
     ),
-    _tool("get_booking", "Look up a booking: what, when, who, its status", {"booking_id": BOOKING}),
-    _tool("cancel_booking", "Cancel a booking the customer no longer wants", {"booking_id": BOOKING}),
-    _tool(
+    function_tool("get_booking", "Look up a booking: what, when, who, its status", {"booking_id": BOOKING}),
+    function_tool("cancel_booking", "Cancel a booking the customer no longer wants", {"booking_id": BOOKING}),
+    function_tool(
         "request_refund", "Refund the money of a cancelled booking to the customer", {"booking_id": BOOKING}
     ),
-    _tool(
+    function_tool(
         "add_baggage",
         "Add checked bags to a flight booking",
         {"booking_id": BOOKING, "bags": ("integer", "How many bags to add")},
     ),
-    _tool(
+    function_tool(
         "choose_seat",
         "Choose or change the seat on a flight booking",
         {"booking_id": BOOKING, "seat": ("string", "Seat, like 14C")},
     ),
-    _tool(
+    function_tool(
         "rent_car",
         "Rent a car in a city from a pickup date for some days",
         {
@@ -81,17 +81,17 @@ TOOLS_V1: list[dict[str, Any]] = [
             "days": ("integer", "Number of rental days"),
         },
     ),
-    _tool(
+    function_tool(
         "get_weather",
         "Get the weather forecast for a city on a day",
         {"city": ("string", "City"), "date": ("string", DATE)},
     ),
-    _tool(
+    function_tool(
         "update_email",
         "Change the contact email address of a booking",
         {"booking_id": BOOKING, "email": ("string", "New email address")},
     ),
-    _tool(
+    function_tool(
         "convert_currency",
         "Convert an amount of money from one currency to another",
         {
@@ -103,7 +103,7 @@ TOOLS_V1: list[dict[str, Any]] = [
 ]
 
 TOOLS_V2: list[dict[str, Any]] = [
-    _tool(
+    function_tool(
         "search_flights",
         "Search flights between two airports on a day: flight numbers, times and prices",
         {
