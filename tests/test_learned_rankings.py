@@ -10,9 +10,13 @@ from typing import Any
 
 from shadowswitch.engines.local.arguments.grounding import Read
 from shadowswitch.engines.local.learned_state import (
+    POINTER,
+    SURE,
+    Pointer,
     Ranked,
     Transform,
     constant_values,
+    pointer_of,
     rankings_of,
     transforms_of,
 )
@@ -101,14 +105,41 @@ def test_the_learned_pointer_rejudges_what_the_memory_offered() -> None:
     """The pairs a state is judged on are filled as its learned pointer fills them at serving time:
     an id left missing becomes a call (agreeing, or not) once the pointer is sure of it; unsure, it
     stays missing; a pair the pointer leaves as it was recorded keeps its status."""
-    sure = {"list_first": 4.0}  # the first of the list, 3.3 ahead of the others
-    status, args = pointed_call("missing", walk(0), sure)
+    sure = Pointer({"list_first": 4.0})  # the first of the list, 3.3 ahead of the others
+    status, args = pointed_call("missing", walk(0), sure, "get_order")
     assert status == "agree" and args is not None and args["order_id"]["offered"]["picked"] == 0
-    assert pointed_call("missing", walk(1), sure)[0] == "differ"
-    assert pointed_call("missing", walk(0), {"list_first": 1.0})[0] == "missing"  # 0.3 ahead: unsure
-    assert pointed_call("missing", walk(0), None)[0] == "missing"  # no pointer learned
-    assert pointed_call("agree", walk(0, picked=0), sure) == ("agree", walk(0, picked=0))
-    assert pointed_call("agree", walk(0, picked=0), {"list_first": -4.0})[0] == "missing"
-    assert pointed_call("unknown", walk(0), sure)[0] == "unknown"  # another tool: not its to judge
+    assert pointed_call("missing", walk(1), sure, "get_order")[0] == "differ"
+    unsure = Pointer({"list_first": 1.0})  # 0.3 ahead: unsure at the fixed margin ...
+    assert pointed_call("missing", walk(0), unsure, "get_order")[0] == "missing"
+    learned = Pointer({"list_first": 1.0}, {"get_order.order_id": 0.0})  # ... sure where pairs showed it
+    assert pointed_call("missing", walk(0), learned, "get_order")[0] == "agree"
+    assert pointed_call("missing", walk(0), learned, "cancel_order")[0] == "missing"  # not this tool's
+    assert pointed_call("missing", walk(0), None, "get_order")[0] == "missing"  # no pointer learned
+    assert pointed_call("agree", walk(0, picked=0), sure, "get_order") == ("agree", walk(0, picked=0))
+    against = Pointer({"list_first": -4.0})
+    assert pointed_call("agree", walk(0, picked=0), against, "get_order")[0] == "missing"
+    assert pointed_call("unknown", walk(0), sure, "get_order")[0] == "unknown"  # not its to judge
     pairs = [("get_order", walk(0)), ("get_order", walk(0))]
     assert learned_constants(pairs) == {}  # too few to learn a pointer: nothing re-judged
+
+
+def test_the_pointer_is_sure_at_a_smaller_margin_only_where_its_pairs_show_it_right() -> None:
+    """Cross-validated per tool and parameter: the first of a walk's list is the upstream's value
+    nearly every time, so `get_order`'s id is served at a margin the fixed rule calls unsure; a
+    parameter whose first offer is often wrong keeps the fixed rule, and one the memory never
+    offered the upstream's value does too."""
+    alike = {"memory": 1.0, "src:tool": 1.0, "key_name": 1.0, "base": 2.0}
+    first = {**alike, "list_first": 1.0, "base": 1.0}  # the prior puts another first
+
+    def case(match: int) -> dict[str, Any]:
+        offered = {"features": [first, alike, alike], "picked": -1, "match": match}
+        return {"type": "str", "in_text": True, "local": False, "agrees": False, "offered": offered}
+
+    pairs = [("get_order", {"order_id": case(0)}) for _ in range(40)]
+    pairs[7] = ("get_order", {"order_id": case(-1)})  # the upstream mistyped one
+    pairs += [("report_damaged_item", {"line_id": case(i % 3)}) for i in range(30)]
+    pointer = pointer_of(learned_constants(pairs))
+    assert pointer is not None and pointer.weights["list_first"] > 0
+    assert pointer.margin("get_order", "order_id") is not None  # 39 of 40 right, cross-validated
+    assert pointer.margin("report_damaged_item", "line_id") is None  # a third right: the fixed rule
+    assert set(learned_constants(pairs)[POINTER]) == {POINTER, SURE}

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.engines.local.learned_state import Unreliable
+from shadowswitch.engines.local.learned_state import Unreliable, pointer_of
 from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
 from shadowswitch.learning.deferral import train as train_deferral
 from shadowswitch.learning.head import Head, train
@@ -34,7 +34,7 @@ from shadowswitch.learning.memory import (
     vote,
 )
 from shadowswitch.learning.origins import vetoed
-from shadowswitch.learning.values import pointed_call, pointer_of
+from shadowswitch.learning.values import pointed_call
 
 NO_TOOL = "__no_tool__"
 WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
@@ -179,7 +179,7 @@ def _outcome(
         return Outcome(confidence, margin, 0.0, False)
     if chosen == NO_TOOL:
         return Outcome(confidence, margin, 1.0, False)
-    status, _ = pointed_call(pair.args_status, pair.arguments, pointer_of(constants))
+    status, _ = pointed_call(pair.args_status, pair.arguments, pointer_of(constants), chosen)
     if chosen == pair.local_tool and status == "missing":
         return Outcome(confidence, margin, 0.0, True)
     if pair.vetoed(unreliable):  # a value of an unreliable origin: the engine abstains

@@ -28,6 +28,7 @@ from shadowswitch.engines.local.learned_state import (
     Ranked,
     Request,
     Unreliable,
+    pointer_of,
     rankings_of,
     transforms_of,
 )
@@ -35,7 +36,7 @@ from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.origins import unreliable_origins, vetoed
 from shadowswitch.learning.transforms import explained, learned_transforms
-from shadowswitch.learning.values import fit_pointer, fit_rankings, pointed_call, pointer_of, reranked
+from shadowswitch.learning.values import fit_pointer, fit_rankings, pointed_call, reranked
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -192,9 +193,9 @@ def call_agreed(
     """1 when the engine's call of the upstream's tool agreed, or agrees once the state's learned
     values apply (a constant for a value the engine left out, a transform of a value it read), 0
     when it does not, nan when not known (another tool filled, or it would have abstained for a
-    missing value or a value of an unreliable origin, which it does at serving time too). The
-    memory's values are as the state's learned pointer fills them (`values.pointed_call`)."""
-    status, arguments = pointed_call(status, arguments, pointer_of(constants))
+    missing value or a value of an unreliable origin, which it does at serving time too), with
+    the memory's values as the state's learned pointer fills them (`values.pointed_call`)."""
+    status, arguments = pointed_call(status, arguments, pointer_of(constants), label)
     if label == NO_TOOL or local_tool != label or status not in ("agree", "differ", "absent"):
         return float("nan")
     if vetoed(arguments, (unreliable or {}).get(label)):
@@ -228,8 +229,7 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
     call of that tool and that were never in the conversation (the agent's constant, not something
     the user said); else a `Transform` of the value read from the text (`learned_transforms`); a
     parameter whose text values a learned ranking re-orders (`values.py`) has a `Ranked`, its other
-    learned value (if any) inside, learned from the calls as that ranking fills them; the pointer's
-    shared weights, when learned, are under `POINTER` (tool and parameter)."""
+    learned value (if any) inside; the learned pointer is under `POINTER` (`values.fit_pointer`)."""
     rankings = fit_rankings(arguments)
     arguments = [(tool, _reranked(args, rankings.get(tool, {}))) for tool, args in arguments]
     calls: dict[str, list[Mapping[str, Any]]] = {}
@@ -255,7 +255,7 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
             learned[param] = Ranked(tuple(sorted(weights.items())), learned.get(param))
     pointer = fit_pointer(arguments)
     if pointer:  # shared by every tool and parameter: which of the memory's values is copied
-        out[POINTER] = {POINTER: Ranked(tuple(sorted(pointer.items())))}
+        out[POINTER] = pointer
     return out
 
 

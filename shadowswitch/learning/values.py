@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
+from scipy.stats import beta
 
 from shadowswitch.engines.local.arguments.recall import MARGIN, SERVE
-from shadowswitch.engines.local.learned_state import POINTER, Weights, rankings_of
+from shadowswitch.engines.local.learned_state import POINTER, SURE, Pointer, Ranked, Weights
 
 NO_TOOL = "__no_tool__"
 MEMORY = "memory"  # the feature of the values the request's memory offered (`arguments/pointer.py`)
@@ -40,6 +41,12 @@ LAMBDA = 1.0  # L2 strength on the weights: toward the filler's own ranking
 # upstream mistyped)
 POINTER_LAMBDA = 0.1
 FOLDS = 5
+# A parameter's pointer is sure at a smaller margin than `MARGIN` where, cross-validated, its first
+# offer at that margin was the upstream's value at least `SURE_BOUND` of the time (one-sided 95%
+# lower bound): the shop agent's order ids, first for 34 of 36 at a margin of 1, sure at 2 for 6.
+# The value is one part of a call: the call's certificate still judges every call it fills.
+MARGINS = (0.25, 0.5, 1.0, 1.5)  # a tie is never sure
+SURE_BOUND = 0.8
 NEWEST = 200  # exemplars per parameter a ranking is fitted on, the newest
 
 
@@ -108,35 +115,41 @@ def from_memory(features: Sequence[Mapping[str, float]]) -> bool:
     return bool(features) and MEMORY in features[0]
 
 
-def fit_pointer(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> Weights | None:
+def fit_pointer(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, Ranked] | None:
     """The pointer's weights shared by every tool and parameter: a conditional logit over what the
     memory offered each argument, on features that say where a value is and how its key fits the
     parameter (`arguments/pointer.py`), not which tool asks; its prior's score is the offset. Kept
-    when, cross-validated, it picks the upstream's value `GAIN` more times than the prior did."""
-    examples = []
+    when, cross-validated, it picks the upstream's value `GAIN` more times than the prior did;
+    beside them (`SURE`), the margins per tool and parameter it is sure at (`MARGINS`)."""
+    cases = []
     for tool, args in arguments:
-        for entry in (args or {}).values() if tool != NO_TOOL else ():
+        for param, entry in (args or {}).items() if tool != NO_TOOL else ():
             found = offered(entry) if isinstance(entry, Mapping) else None
-            if found is not None and found[2] >= 0 and len(found[0]) >= 2 and from_memory(found[0]):
-                examples.append(found)
-    examples = examples[-NEWEST * 5 :]
+            if found is not None and len(found[0]) >= 2 and from_memory(found[0]):
+                cases.append((f"{tool}.{param}", found))
+    cases = cases[-NEWEST * 5 :]
+    examples = [found for _, found in cases if found[2] >= 0]
     if len(examples) < MIN or all(p == m for _, p, m in examples):
         return None
-    return fit(examples, POINTER_LAMBDA) if _top_gain(examples) >= GAIN else None
+    gain, margins = _cross_pointer(cases)
+    if gain < GAIN:
+        return None
+    sure = Ranked(tuple(sorted(margins.items())))
+    return {POINTER: Ranked(tuple(sorted(fit(examples, POINTER_LAMBDA).items()))), SURE: sure}
 
 
-def pointed(entry: Mapping[str, Any], weights: Mapping[str, float]) -> Mapping[str, Any]:
-    """An exemplar's argument as the learned pointer fills it at serving time: the memory's offer
-    it scores first when that one is sure (`recall._sure`: at least `SERVE`, `MARGIN` ahead of the
-    next), else none: the engine leaves the parameter missing and abstains. Unchanged where the
-    pointer fills what the engine filled when the pair was recorded."""
+def pointed(entry: Mapping[str, Any], pointer: Pointer, key: tuple[str, str]) -> Mapping[str, Any]:
+    """An exemplar's argument (`key`: tool and parameter) as the learned pointer fills it at serving
+    time: the memory's offer it scores first when that one is sure (`recall._sure`: the margin
+    learned for the parameter, else at least `SERVE` and `MARGIN` ahead of the next), else none:
+    the engine leaves the parameter missing and abstains. Unchanged where the pointer fills what
+    the engine filled when the pair was recorded."""
     found = offered(entry)
     if found is None or not from_memory(found[0]):
         return entry
     features, picked, match = found
-    scores = sorted(((_scored(f, weights), i) for i, f in enumerate(features)), reverse=True)
-    sure = scores[0][0] >= SERVE and (len(scores) < 2 or scores[0][0] - scores[1][0] >= MARGIN)
-    chosen = scores[0][1] if sure else -1
+    scores = sorted(((_scored(f, pointer.weights), i) for i, f in enumerate(features)), reverse=True)
+    chosen = scores[0][1] if _sure([s for s, _ in scores], pointer.margin(*key)) else -1
     if chosen == picked:
         return entry
     out = {**entry, "local": chosen >= 0, "transforms": ["identity"] if chosen == match >= 0 else []}
@@ -147,14 +160,16 @@ def pointed(entry: Mapping[str, Any], weights: Mapping[str, float]) -> Mapping[s
 
 
 def pointed_call(
-    status: str, arguments: Mapping[str, Any] | None, weights: Mapping[str, float] | None
+    status: str, arguments: Mapping[str, Any] | None, pointer: Pointer | None, tool: str
 ) -> tuple[str, Mapping[str, Any] | None]:
-    """A pair's argument status and arguments once the learned pointer fills what the memory
-    offered (`pointed`): a value it is sure of where the engine left one missing makes the call
-    whole (agreeing or not, argument by argument); one it is unsure of leaves it missing."""
-    if not weights or not arguments or status not in ("agree", "differ", "missing"):
+    """A pair's argument status and arguments (of `tool`) once the learned pointer fills what the
+    memory offered (`pointed`): a value it is sure of where the engine left one missing makes the
+    call whole (agreeing or not, argument by argument); one it is unsure of leaves it missing."""
+    if not pointer or not arguments or status not in ("agree", "differ", "missing"):
         return status, arguments
-    entries = {k: pointed(v, weights) if isinstance(v, Mapping) else v for k, v in arguments.items()}
+    entries = {
+        k: pointed(v, pointer, (tool, k)) if isinstance(v, Mapping) else v for k, v in arguments.items()
+    }
     if entries == arguments or not all(isinstance(v, Mapping) and "agrees" in v for v in entries.values()):
         return status, arguments  # unchanged, or not judged argument by argument
     if not all(v.get("local") for v in entries.values()):
@@ -162,9 +177,11 @@ def pointed_call(
     return ("agree" if all(v["agrees"] for v in entries.values()) else "differ"), entries
 
 
-def pointer_of(constants: Mapping[str, Mapping[str, Any]]) -> dict[str, float] | None:
-    """The state's learned pointer weights, None when it learned none."""
-    return rankings_of(constants.get(POINTER, {})).get(POINTER)
+def _sure(scores: Sequence[float], margin: float | None) -> bool:
+    """As `recall._sure`, on the offers' scores, best first."""
+    if len(scores) < 2 or margin is None:
+        return scores[0] >= SERVE and (len(scores) < 2 or scores[0] - scores[1] >= MARGIN)
+    return scores[0] - scores[1] >= margin
 
 
 def _scored(features: Mapping[str, float], weights: Mapping[str, float]) -> float:
@@ -172,17 +189,38 @@ def _scored(features: Mapping[str, float], weights: Mapping[str, float]) -> floa
     return base + sum(weights.get(k, 0.0) * v for k, v in features.items())
 
 
-def _top_gain(examples: Sequence[tuple[list[dict[str, float]], int, int]]) -> int:
-    """Upstream values put first by weights fitted without each exemplar's fold, less those the
-    prior put first: the pointer also decides where the engine abstained, so every one counts."""
-    gain = 0
-    bounds = np.linspace(0, len(examples), min(FOLDS, len(examples)) + 1).astype(int)
+Case = tuple[str, tuple[list[dict[str, float]], int, int]]  # "tool.param", `offered`'s reading
+
+
+def _cross_pointer(cases: Sequence[Case]) -> tuple[int, dict[str, float]]:
+    """Cross-validated, by weights fitted without each case's fold: the upstream values put first
+    less those the prior put first (the pointer also decides where the engine abstained, so every
+    one counts), and per tool and parameter the least of `MARGINS` at which the first offer was
+    the upstream's value at least `SURE_BOUND` of the time (a case whose upstream value was not
+    offered counts as a miss)."""
+    gain, seen = 0, dict[str, list[tuple[float, bool]]]()
+    bounds = np.linspace(0, len(cases), min(FOLDS, len(cases)) + 1).astype(int)
     for start, end in itertools.pairwise(bounds.tolist()):
-        weights = fit([*examples[:start], *examples[end:]], POINTER_LAMBDA)
-        for features, _, match in examples[start:end]:
-            gain += int(pick(features, weights) == match) - int(pick(features, {}) == match)
-        time.sleep(0)
-    return gain
+        rest = [found for _, found in [*cases[:start], *cases[end:]] if found[2] >= 0]
+        weights = fit(rest, POINTER_LAMBDA)
+        for key, (features, _, match) in cases[start:end]:
+            scores = sorted(((_scored(f, weights), i) for i, f in enumerate(features)), reverse=True)
+            gain += int(pick(features, weights) == match) - int(match >= 0 and pick(features, {}) == match)
+            seen.setdefault(key, []).append((scores[0][0] - scores[1][0], scores[0][1] == match))
+        time.sleep(0)  # offer the GIL to the request path between fits
+    margins = {}
+    for key, found in seen.items():
+        for margin in MARGINS:
+            right = [ok for m, ok in found if m >= margin]
+            if right and lower_bound(sum(right), len(right)) >= SURE_BOUND:
+                margins[key] = margin
+                break
+    return gain, margins
+
+
+def lower_bound(agreed: int, n: int) -> float:
+    """Clopper-Pearson's one-sided 95% lower bound on a share seen as `agreed` of `n`."""
+    return 0.0 if agreed <= 0 else float(beta.ppf(0.05, agreed, n - agreed + 1))
 
 
 def _cross_gain(examples: Sequence[tuple[list[dict[str, float]], int, int]]) -> int:

@@ -9,6 +9,7 @@ from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.pointer import offers
 from shadowswitch.engines.local.arguments.recall import MARGIN, overrule, recall
 from shadowswitch.engines.local.arguments.today import Today
+from shadowswitch.engines.local.learned_state import Pointer
 from tests.support.conversations import GET_ORDER, call, request, result, walk
 
 
@@ -24,6 +25,24 @@ def test_a_list_is_walked_one_call_at_a_time() -> None:
     second = offers(param, reader.read(walk("ORD-1001"), Today()))
     assert second[0].value == "ORD-1002" and second[0].found.entry.path == "orders[1].order_id"
     assert "list_used" in next(o for o in second if o.value == "ORD-1001").features
+
+
+def test_a_learned_margin_makes_the_walks_first_id_sure_for_its_tool_only() -> None:
+    """A state whose pairs showed its pointer right about `get_order`'s id at a small margin fills
+    the first id of a list not yet walked, which the fixed margin calls unsure; another tool keeps
+    the fixed rule."""
+    pointer = Pointer({"list_first": 1.5}, {"get_order.order_id": 0.5})
+    first = offers(params_of(GET_ORDER)[0], MemoryReader().read(walk(), Today()), pointer.weights)
+    assert 0.5 <= first[0].score - first[1].score < MARGIN
+    filled = Filled(missing=["order_id"])
+    recall(filled, GET_ORDER, MemoryReader().read(walk(), Today()), pointer, "get_order")
+    assert (
+        filled.arguments == {"order_id": "ORD-1001"}
+        and filled.sources["order_id"]["path"] == "orders[0].order_id"
+    )
+    other = Filled(missing=["order_id"])
+    recall(other, GET_ORDER, MemoryReader().read(walk(), Today()), pointer, "cancel_order")
+    assert other.missing == ["order_id"]
 
 
 def test_recall_copies_with_the_path_as_provenance_or_leaves_it_missing() -> None:

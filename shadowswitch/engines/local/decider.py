@@ -44,7 +44,7 @@ from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.learned_choice import Learned
-from shadowswitch.engines.local.learned_state import POINTER, LearnedState, rankings_of
+from shadowswitch.engines.local.learned_state import LearnedState, pointer_of, rankings_of
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.bridge import (
@@ -359,7 +359,7 @@ class Decider:
         fill_text = self.readings.fill_text(self.filler.fill, today)
         read_elsewhere(filled, asked, earlier_turns(request), results_this_turn(request), fill_text)
         split_name(filled, asked)  # "Cyrus Nilsen" is a first name and a last name
-        pointer = rankings_of(memory.constants.get(POINTER, {})).get(POINTER) if memory else None
+        pointer = pointer_of(memory.constants) if memory else None
         values = self.memories.read(request, today)
         overrule(filled, asked, values, pointer, best.id)  # a record's own id over a guess from words
         if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing

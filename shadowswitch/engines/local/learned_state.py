@@ -22,6 +22,7 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
 Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
 Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
 POINTER = "*"  # the tool and parameter key of the shared pointer weights (`learning.values.fit_pointer`)
+SURE = "sure"  # ... and beside it, "tool.param" → the margin its first offer is served at
 
 
 @dataclass(frozen=True)
@@ -125,3 +126,24 @@ def transforms_of(learned: Mapping[str, Any]) -> dict[str, str]:
 def rankings_of(learned: Mapping[str, Any]) -> dict[str, dict[str, float]]:
     """A tool's learned value rankings: param → feature weights (`learning/values.py`)."""
     return {k: v.table for k, v in learned.items() if isinstance(v, Ranked)}
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A state's learned pointer (`learning.values.fit_pointer`): weights shared by every tool and
+    parameter, and per tool and parameter the margin its first offer is sure at, where its pairs
+    showed the pointer right that often (elsewhere the engine's fixed margin applies)."""
+
+    weights: Weights
+    margins: Mapping[str, float] = field(default_factory=dict)
+
+    def margin(self, tool: str, param: str) -> float | None:
+        """The learned margin of `tool`'s `param`, None where the fixed rule applies."""
+        return self.margins.get(f"{tool}.{param}")
+
+
+def pointer_of(constants: Mapping[str, Mapping[str, Any]]) -> Pointer | None:
+    """The state's learned pointer, None when it learned none."""
+    ranked = rankings_of(constants.get(POINTER, {}))
+    weights = ranked.get(POINTER)
+    return Pointer(weights, ranked.get(SURE, {})) if weights else None

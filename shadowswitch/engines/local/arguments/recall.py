@@ -26,7 +26,6 @@ learned pointer weights (`learning/values.fit_pointer`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from shadowswitch.engines.local.arguments.features import shape
@@ -35,6 +34,7 @@ from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, valu
 from shadowswitch.engines.local.arguments.params import Param, params_of, stem
 from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, offers
 from shadowswitch.engines.local.arguments.results import words
+from shadowswitch.engines.local.learned_state import Pointer
 from shadowswitch.engines.local.schema import is_valid
 
 SERVE = 2.0  # the least score a copied value is served at
@@ -50,17 +50,17 @@ def recall(
     filled: Filled,
     parameters: dict[str, Any],
     memory: ValueMemory,
-    learned: Mapping[str, float] | None = None,
+    pointer: Pointer | None = None,
     tool: str = "",
 ) -> None:
     """Fill `filled`'s missing required parameters of `tool` from `memory` where it is sure
-    (`learned`: a state's pointer weights)."""
+    (`pointer`: a state's learned pointer)."""
     for p in params_of(parameters):
         if p.name not in filled.missing or p.name_words & WRITTEN:
             continue
         value: tuple[Any, Source] | None = None
         if p.kind in SCALAR_KINDS:
-            value = _scalar(p, memory, (learned, tool), filled)
+            value = _scalar(p, memory, (pointer, tool), filled)
         elif p.kind == "array":
             value = _array(p, memory)
         if value is not None and is_valid(value[0], p.schema):
@@ -72,7 +72,7 @@ def overrule(
     filled: Filled,
     parameters: dict[str, Any],
     memory: ValueMemory,
-    learned: Mapping[str, float] | None = None,
+    pointer: Pointer | None = None,
     tool: str = "",
 ) -> None:
     """Replace a value the filler read by the memory's copy, where a tool result has a leaf named
@@ -88,7 +88,8 @@ def overrule(
         if p.kind not in SCALAR_KINDS or p.name not in filled.arguments or p.name_words & WRITTEN:
             continue
         current = value_key(filled.arguments[p.name])
-        found = [o for o in offers(p, memory, learned, tool) if o.found.message != memory.last_user]
+        weights = pointer.weights if pointer else None
+        found = [o for o in offers(p, memory, weights, tool) if o.found.message != memory.last_user]
         if any(value_key(o.value) == current and "key_name" in o.features for o in found):
             continue  # the words' value is a record's field of that name too
         if _unlike_the_ids(p, filled.arguments[p.name], found):
@@ -97,7 +98,7 @@ def overrule(
                 filled.missing.append(p.name)
         if not found or found[0].found.role != "tool" or "key_name" not in found[0].features:
             continue
-        if _sure(found) and is_valid(found[0].value, p.schema):
+        if _sure(found, _margin(pointer, tool, p)) and is_valid(found[0].value, p.schema):
             filled.put(p.name, (found[0].value, provenance(found[0].found)))
             if p.name in filled.missing:
                 filled.missing.remove(p.name)
@@ -116,17 +117,17 @@ def _named_id(offer: Offer) -> bool:
 
 
 def _scalar(
-    p: Param, memory: ValueMemory, asked: tuple[Mapping[str, float] | None, str], filled: Filled
+    p: Param, memory: ValueMemory, asked: tuple[Pointer | None, str], filled: Filled
 ) -> tuple[Any, Source] | None:
     """The best offer outside the last user turn (the filler read that turn, with the encoder)."""
-    learned, tool = asked
+    pointer, tool = asked
     taken = {value_key(v) for v in filled.arguments.values()}  # one value rarely fills two parameters
     found = [
         o
-        for o in offers(p, memory, learned, tool)
+        for o in offers(p, memory, pointer.weights if pointer else None, tool)
         if o.found.message != memory.last_user and value_key(o.value) not in taken
     ]
-    sure = _sure(found)
+    sure = _sure(found, _margin(pointer, tool, p))
     if found:
         top = found[:RECORDED]
         filled.read[p.name] = Read(
@@ -137,13 +138,19 @@ def _scalar(
     return (found[0].value, provenance(found[0].found)) if sure else None
 
 
-def _sure(found: list[Offer]) -> bool:
-    """The best offer scores at least `SERVE`, `MARGIN` ahead of the next."""
-    return (
-        bool(found)
-        and found[0].score >= SERVE
-        and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
-    )
+def _sure(found: list[Offer], margin: float | None) -> bool:
+    """The best offer is `margin` ahead of the next (`None`: the fixed rule, at least `SERVE` and
+    `MARGIN` ahead), or, alone, scores at least `SERVE`."""
+    if not found:
+        return False
+    if len(found) < 2 or margin is None:
+        return found[0].score >= SERVE and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
+    return found[0].score - found[1].score >= margin
+
+
+def _margin(pointer: Pointer | None, tool: str, p: Param) -> float | None:
+    """The margin the state's pairs showed its pointer sure at for this parameter, or None."""
+    return pointer.margin(tool, p.name) if pointer else None
 
 
 def provenance(found: Found) -> Source:
