@@ -19,12 +19,17 @@ from tests.support.conversations import call, result, walk
 CANCEL = {"cancel_order": 0.4, "get_order": 0.35, "__no_tool__": 0.25}
 
 
-def asked_then(answer: str) -> ChatView:
+def asked_then(answer: str, *before: str) -> ChatView:
+    """The agent asks to confirm a cancellation; `before`: the user's earlier answers, each asked
+    again."""
+    question = {"role": "assistant", "content": "ORD-1001 is pending. Shall I cancel it now?"}
+    again = [m for said in before for m in ({"role": "user", "content": said}, question)]
     messages = [
         {"role": "user", "content": "Cancel ORD-1001 please"},
         call("get_order", {"order_id": "ORD-1001"}, "c0"),
         result({"order_id": "ORD-1001", "status": "pending"}, "c0"),
-        {"role": "assistant", "content": "ORD-1001 is pending. Shall I cancel it now?"},
+        question,
+        *again,
         {"role": "user", "content": answer},
     ]
     return ChatView.parse({"model": "agent", "messages": messages})
@@ -36,6 +41,17 @@ def test_the_users_answer_to_a_confirmation_is_read() -> None:
     assert conversation_state(asked_then("What would that cost?"))["confirm"] == "other"
     state = conversation_state(asked_then("Yes"))
     assert state["last_role"] == "user" and state["asked"]
+    assert conversation_state(asked_then("Yes, I'm sure.", "Yes please"))["confirm"] == "again"
+    assert conversation_state(asked_then("Yes", "Hmm, what would it cost?"))["confirm"] == "yes"
+    sure = [
+        {"role": "assistant", "content": "This can't be undone. Are you sure?"},
+        {"role": "user", "content": "yes"},
+    ]
+    view = asked_then("Yes please")
+    assert (
+        conversation_state(ChatView.parse({"model": "a", "messages": [*view.messages, *sure]}))["confirm"]
+        == "again"
+    )
 
 
 def test_a_list_being_walked_is_open_until_every_id_is_looked_up_and_a_named_id_is_no_walk() -> None:

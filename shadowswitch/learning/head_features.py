@@ -129,7 +129,7 @@ def _conversation(turn: Mapping[str, Any], c: str, none: bool, is_last: bool) ->
     return [
         float(none and last_role == "tool"),
         float(none and last_role == "user"),
-        float(not none and confirm == "yes"),
+        float(not none and confirm in ("yes", "again")),
         float(none and confirm == "no"),
         float(is_last) * walking,
         float(none) * walking,

@@ -25,7 +25,7 @@ from shadowswitch.request import ChatView, message_text
 
 ASKS_TO_CONFIRM = re.compile(
     r"(?i)\b(?:confirm|shall i|should i|do you want me to|would you like me to|can i go ahead|"
-    r"ok to proceed|proceed|go ahead)\b[^?]*\?"
+    r"ok to proceed|proceed|go ahead|are you sure)\b[^?]*\?"
 )
 YES = re.compile(r"(?i)^\W*(?:yes|yeah|yep|sure|ok|okay|please do|go ahead|confirm(?:ed)?|correct|do it)\b")
 NO = re.compile(r"(?i)^\W*(?:no|nope|don'?t|do not|cancel|stop|wait|not now)\b")
@@ -34,8 +34,8 @@ WORD = re.compile(r"[^\W\d_]{3,}")  # a content word: letters only, ids and numb
 
 
 def conversation_state(request: ChatView) -> dict[str, Any]:
-    """`last_role` (user | tool | assistant), `confirm` ("" | yes | no | other: the agent asked the
-    user to confirm, and the user's answer), `open_walks` (lists of a tool result the agent began
+    """`last_role` (user | tool | assistant), `confirm` ("" | yes | again | no | other: the agent
+    asked the user to confirm, and the user's answer), `open_walks` (lists of a tool result the agent began
     to look up one by one and has not finished), `asked` (the agent's last reply asks something),
     `found` (0-1: how much of a value the last tool result newly shows the user's words name)."""
     messages = request.messages
@@ -59,13 +59,16 @@ def _role(message: dict[str, Any]) -> str:
 
 def _confirmation(messages: tuple[dict[str, Any], ...]) -> str:
     """The user's answer when the last message is the user's and the agent's message before it
-    asked for a confirmation; "" otherwise."""
+    asked for a confirmation; "" otherwise. "again": a yes to a confirmation the agent asked for
+    once more after a first yes ("Are you sure?"), after which a model rarely asks a third time."""
     if len(messages) < 2 or _role(messages[-1]) != "user" or _role(messages[-2]) != "assistant":
         return ""
     if not ASKS_TO_CONFIRM.search(message_text(messages[-2])):
         return ""
     answer = message_text(messages[-1])
-    return "yes" if YES.search(answer) else "no" if NO.search(answer) else "other"
+    if YES.search(answer):
+        return "again" if _confirmation(messages[:-2]) == "yes" else "yes"
+    return "no" if NO.search(answer) else "other"
 
 
 def _found(messages: tuple[dict[str, Any], ...]) -> float:
