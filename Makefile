@@ -1,4 +1,4 @@
-# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make test-cluster | make bench
+# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make test-cluster | make test-demo-zh | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 # exits 0 when the embedded LM's dequantised copy is already in the model cache
 export MODEL_CACHED := from pathlib import Path; from shadowswitch.engines.local.runtime.models import EMBEDDED_GGUF, default_cache_dir; raise SystemExit(not (default_cache_dir() / Path(EMBEDDED_GGUF).stem / "config.json").exists())
 
-.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote test-cluster lint wheel-check serve demo bench bench-env serving-env docs clean
+.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote test-cluster test-demo-zh lint wheel-check serve demo bench bench-env serving-env docs clean
 
 # Three layers, each without root: the product (what `serve` needs), the lab beside it (the demo
 # and the benchmarks), and the development tools. Only `make test` may use apt, for the browser
@@ -64,7 +64,8 @@ test-deps:
 # and minutes of CPU) are `make test-remote`: run them when the remote backend changes. The cluster
 # bench's run (two replicas behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU) and the
 # scaling bench serving two checkouts in turn (36 s) are `make test-cluster`: run it when replicas,
-# the spool or those benches change.
+# the spool or those benches change. The demo told in Chinese (70 s of CPU alone, nearly three
+# minutes beside the lanes) is `make test-demo-zh`: run it when the demo or the Chinese engine changes.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
 	tests/test_replicas.py tests/test_replicas_learning.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
@@ -74,6 +75,8 @@ SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py 
 	tests/test_learning_concurrency.py
 REMOTE_TESTS := tests/test_remote_backend.py
 CLUSTER_TESTS := tests/bench/test_bench_cluster.py tests/bench/test_bench_scaling_checkouts.py
+DEMO_ZH_TESTS := tests/test_demo_zh.py
+OPT_IN_TESTS := $(REMOTE_TESTS) $(CLUSTER_TESTS) $(DEMO_ZH_TESTS)
 
 # The lanes and the servers they start oversubscribe two cores: OpenMP threads that spin while
 # waiting for work burn the CPU the other lanes need (a quick demo took 71 s of CPU alone and
@@ -84,12 +87,12 @@ test: dev test-deps
 	     $(MAKE) --no-print-directory lint; lint=$$?; \
 	     $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
 	     exit $$(( postgres || lint || wheel )); } > .test-checks.log 2>&1 & checks=$$!; \
-	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS) $(foreach t,$(CLUSTER_TESTS),--ignore=$(t)); side=$$?; \
+	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS) $(foreach t,$(OPT_IN_TESTS),--ignore=$(t)); side=$$?; \
 	   wait $$checks; checks=$$?; \
 	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
 	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
 	$(PY) -m pytest -q -p no:cacheprovider $(SERVER_TESTS) > .test-servers.log 2>&1 & servers=$$!; \
-	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(REMOTE_TESTS) $(CLUSTER_TESTS),--ignore=$(t)); sqlite=$$?; \
+	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(OPT_IN_TESTS),--ignore=$(t)); sqlite=$$?; \
 	wait $$servers; servers=$$?; \
 	echo "--- SQLite pass of $(SERVER_TESTS) ---"; cat .test-servers.log; \
 	wait $$beside; beside=$$?; \
@@ -105,13 +108,16 @@ test-cluster: dev
 	@$(MAKE) --no-print-directory test-deps TOOLS=haproxy
 	$(PY) -m pytest -q -p no:cacheprovider $(CLUSTER_TESTS)
 
+test-demo-zh: dev
+	$(PY) -m pytest -q -p no:cacheprovider $(DEMO_ZH_TESTS)
+
 # The unit tier alone (no processes, servers, models or PostgreSQL; tests/support/tiers.py): under
 # two minutes, for the edit-test loop. `make test` runs both tiers.
 test-fast: dev
 	$(PY) -m pytest -q -p no:cacheprovider -m unit
 
 test-sqlite: dev test-deps
-	$(PY) -m pytest -q $(foreach t,$(REMOTE_TESTS) $(CLUSTER_TESTS),--ignore=$(t))
+	$(PY) -m pytest -q $(foreach t,$(OPT_IN_TESTS),--ignore=$(t))
 
 # The database-facing tests (those taking `db_url`) again on PostgreSQL; tests/conftest.py picks them.
 test-postgres: dev

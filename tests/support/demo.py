@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from shadowswitch.store.tables import Decision
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -30,3 +32,13 @@ def quick_demo(
     assert "dashboard:" in out.stdout
     assert not trips or "breaker tripped" in out.stdout + out.stderr, out.stdout[-3000:]
     return out
+
+
+def every_pair_kept(rows: list[Decision]) -> list[Decision]:
+    """The shadow stages' decisions, each of whose shadow runs ended: none skipped for want of
+    room, none cut by the served path's time budget."""
+    shadow = [r for r in rows if r.mode == "shadow"]
+    assert shadow and all(r.shadow and r.shadow.get("path") == "local" for r in shadow)
+    assert not [r.shadow for r in shadow if r.shadow.get("skipped") or "error" in r.shadow]
+    assert not [r.id for r in shadow if r.shadow.get("abstain_reason") == "time_budget"]
+    return shadow
