@@ -37,6 +37,25 @@ def test_a_full_name_in_one_part_is_split_with_its_spans() -> None:
         assert text[source["start"] : source["end"]] == filled.arguments[name] and source["message"] == 3
 
 
+def test_two_name_words_side_by_side_in_the_wrong_parameters_are_put_in_order() -> None:
+    """ "I'm Delia Walsh": the first word is the first name, whichever way the filler gave them."""
+    delia = {"source": "text", "start": 4, "end": 9, "text": "Delia", "message": 3}
+    walsh = {"source": "text", "start": 10, "end": 15, "text": "Walsh", "message": 3}
+    filled = Filled(
+        arguments={"first_name": "Walsh", "last_name": "Delia", "zip": "94092"},
+        sources={"first_name": walsh, "last_name": delia},
+    )
+    split_name(filled, BY_NAME)
+    assert filled.arguments == {"first_name": "Delia", "last_name": "Walsh", "zip": "94092"}
+    assert filled.sources["first_name"] == delia and filled.sources["last_name"] == walsh
+    apart = Filled(  # not side by side ("Walsh ... Delia"): not read as one name, left as given
+        arguments={"first_name": "Walsh", "last_name": "Delia"},
+        sources={"first_name": {**walsh, "start": 20, "end": 25}, "last_name": delia},
+    )
+    split_name(apart, BY_NAME)
+    assert apart.arguments == {"first_name": "Walsh", "last_name": "Delia"}
+
+
 def test_a_single_word_or_a_tool_without_both_parts_is_left_alone() -> None:
     one = Filled(arguments={"first_name": "Cyrus"}, sources={"first_name": {"start": 4, "end": 9}})
     split_name(one, BY_NAME)

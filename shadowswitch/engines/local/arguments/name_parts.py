@@ -5,7 +5,9 @@ The readers find "Cyrus Nilsen" as one name; a tool that asks for `first_name` a
 filler gives one parameter the whole name and the other whatever span is left (an order id as a
 last name). Where a tool has both parameters and one of them holds a name of two or three
 capitalised words read from the text, the name's first word goes to the first name and its last
-word to the last name, each with its own span.
+word to the last name, each with its own span. Where the two parameters already hold two words
+that stand side by side in one message ("Delia Walsh"), the first of them is the first name, in
+whichever order the filler gave them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from shadowswitch.engines.local.arguments.grounding import Filled, Source
 from shadowswitch.engines.local.arguments.params import Param, params_of
 
 FULL_NAME = re.compile(r"[A-Z][a-z'\-]+(?: [A-Z][a-z'\-]+){1,2}")
+WORD = re.compile(r"[A-Z][a-z'\-]+")
 FIRST = ("first", "given", "fore")
 LAST = ("last", "family", "surname")
 
@@ -36,6 +39,21 @@ def split_name(filled: Filled, parameters: dict[str, Any]) -> None:
                 if param.name in filled.missing:
                     filled.missing.remove(param.name)
             return
+    _in_order(filled, first.name, last.name)
+
+
+def _in_order(filled: Filled, first: str, last: str) -> None:
+    """Two name words side by side in one message, given to the parameters in the wrong order
+    ("Delia Walsh" read as first name Walsh), swapped: the earlier word is the first name."""
+    a, b = filled.sources.get(first) or {}, filled.sources.get(last) or {}
+    values = filled.arguments.get(first), filled.arguments.get(last)
+    if not all(isinstance(v, str) and WORD.fullmatch(v) for v in values):
+        return
+    if "start" not in a or "start" not in b or a.get("message") != b.get("message"):
+        return
+    if int(a["start"]) == int(b["end"]) + 1:  # the last name's word, a space, the first name's
+        filled.arguments[first], filled.arguments[last] = values[1], values[0]
+        filled.sources[first], filled.sources[last] = b, a
 
 
 def _named(params: list[Param], words: tuple[str, ...]) -> Param | None:
