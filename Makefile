@@ -60,14 +60,18 @@ test-deps:
 # bench, demo, dashboard and replica tests) and, one after the other, the PostgreSQL pass, lint and
 # the wheel check. Much of a pass is idle time (servers starting, sockets, the database), so four
 # lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
-# are done, so they never interleave. The remote-backend tests (vLLM and Infinity, 5 GB of venvs
+# are done, so they never interleave; each names its ten slowest tests. The lanes end within a
+# minute or two of each other (on 6 December: 13.2, 12.2 and 11.1 minutes; the learning proxies
+# then moved beside the bench). The remote-backend tests (vLLM and Infinity, 5 GB of venvs
 # and minutes of CPU) are `make test-remote`: run them when the remote backend changes. The cluster
 # bench's run (two replicas behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU) and the
 # scaling bench serving two checkouts in turn (36 s) are `make test-cluster`: run it when replicas,
 # the spool or those benches change. The demo told in Chinese (70 s of CPU alone, nearly three
 # minutes beside the lanes) is `make test-demo-zh`: run it when the demo or the Chinese engine changes.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
-	tests/test_replicas.py tests/test_replicas_learning.py
+	tests/test_replicas.py tests/test_replicas_learning.py tests/test_learning_proxy.py \
+	tests/test_learning_sequence.py tests/test_learning_values.py tests/test_learning_rankings.py \
+	tests/test_learning_origins.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
 	tests/test_engine_host.py tests/test_ramp_proxy.py tests/test_key_freshness.py tests/test_keys.py \
 	tests/test_reload.py tests/test_fuzz.py tests/test_serve_closed.py \
@@ -87,12 +91,12 @@ test: dev test-deps
 	     $(MAKE) --no-print-directory lint; lint=$$?; \
 	     $(MAKE) --no-print-directory wheel-check; wheel=$$?; \
 	     exit $$(( postgres || lint || wheel )); } > .test-checks.log 2>&1 & checks=$$!; \
-	   $(PY) -m pytest -q -p no:cacheprovider $(SIDE_TESTS) $(foreach t,$(OPT_IN_TESTS),--ignore=$(t)); side=$$?; \
+	   $(PY) -m pytest -q -p no:cacheprovider --durations=10 $(SIDE_TESTS) $(foreach t,$(OPT_IN_TESTS),--ignore=$(t)); side=$$?; \
 	   wait $$checks; checks=$$?; \
 	   echo "--- PostgreSQL pass, lint, wheel check ---"; cat .test-checks.log; \
 	   exit $$(( checks || side )); } > .test-beside.log 2>&1 & beside=$$!; \
-	$(PY) -m pytest -q -p no:cacheprovider $(SERVER_TESTS) > .test-servers.log 2>&1 & servers=$$!; \
-	$(PY) -m pytest -q $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(OPT_IN_TESTS),--ignore=$(t)); sqlite=$$?; \
+	$(PY) -m pytest -q -p no:cacheprovider --durations=10 $(SERVER_TESTS) > .test-servers.log 2>&1 & servers=$$!; \
+	$(PY) -m pytest -q --durations=10 $(foreach t,$(SIDE_TESTS) $(SERVER_TESTS) $(OPT_IN_TESTS),--ignore=$(t)); sqlite=$$?; \
 	wait $$servers; servers=$$?; \
 	echo "--- SQLite pass of $(SERVER_TESTS) ---"; cat .test-servers.log; \
 	wait $$beside; beside=$$?; \
