@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import beta
 
-from shadowswitch.engines.local.arguments.recall import MARGIN, SERVE
+from shadowswitch.engines.local.arguments.recall import sure
 from shadowswitch.engines.local.learned_state import POINTER, SURE, Pointer, Ranked, Weights
 
 NO_TOOL = "__no_tool__"
@@ -36,7 +36,7 @@ MIN = 5  # exemplars whose upstream value was offered, before a parameter's rank
 GAIN = 2  # more upstream values picked, cross-validated, than the engine picked
 LAMBDA = 1.0  # L2 strength on the weights: toward the filler's own ranking
 # ... on the pointer's: its examples are pooled over every tool and parameter (hundreds), and a walk's
-# first id or a call's repeat must weigh enough to clear `MARGIN` (the shop agent's held-out look-ups
+# first id or a call's repeat must weigh enough to clear `recall.MARGIN` (the shop agent's held-out look-ups
 # by order id: 20 of 55 filled right at 1.0, 51 at 0.1, none wrong; the 4 others are ids the
 # upstream mistyped)
 POINTER_LAMBDA = 0.1
@@ -140,7 +140,7 @@ def fit_pointer(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> di
 
 def pointed(entry: Mapping[str, Any], pointer: Pointer, key: tuple[str, str]) -> Mapping[str, Any]:
     """An exemplar's argument (`key`: tool and parameter) as the learned pointer fills it at serving
-    time: the memory's offer it scores first when that one is sure (`recall._sure`: the margin
+    time: the memory's offer it scores first when that one is sure (`recall.sure`: the margin
     learned for the parameter, else at least `SERVE` and `MARGIN` ahead of the next), else none:
     the engine leaves the parameter missing and abstains. Unchanged where the pointer fills what
     the engine filled when the pair was recorded."""
@@ -149,7 +149,7 @@ def pointed(entry: Mapping[str, Any], pointer: Pointer, key: tuple[str, str]) ->
         return entry
     features, picked, match = found
     scores = sorted(((_scored(f, pointer.weights), i) for i, f in enumerate(features)), reverse=True)
-    chosen = scores[0][1] if _sure([s for s, _ in scores], pointer.margin(*key)) else -1
+    chosen = scores[0][1] if sure([s for s, _ in scores[:2]], pointer.margin(*key)) else -1
     if chosen == picked:
         return entry
     out = {**entry, "local": chosen >= 0, "transforms": ["identity"] if chosen == match >= 0 else []}
@@ -175,13 +175,6 @@ def pointed_call(
     if not all(v.get("local") for v in entries.values()):
         return "missing", entries
     return ("agree" if all(v["agrees"] for v in entries.values()) else "differ"), entries
-
-
-def _sure(scores: Sequence[float], margin: float | None) -> bool:
-    """As `recall._sure`, on the offers' scores, best first."""
-    if len(scores) < 2 or margin is None:
-        return scores[0] >= SERVE and (len(scores) < 2 or scores[0] - scores[1] >= MARGIN)
-    return scores[0] - scores[1] >= margin
 
 
 def _scored(features: Mapping[str, float], weights: Mapping[str, float]) -> float:

@@ -139,13 +139,15 @@ def _scalar(
 
 
 def _sure(found: list[Offer], margin: float | None) -> bool:
-    """The best offer is `margin` ahead of the next (`None`: the fixed rule, at least `SERVE` and
-    `MARGIN` ahead), or, alone, scores at least `SERVE`."""
-    if not found:
-        return False
-    if len(found) < 2 or margin is None:
-        return found[0].score >= SERVE and (len(found) < 2 or found[0].score - found[1].score >= MARGIN)
-    return found[0].score - found[1].score >= margin
+    return bool(found) and sure([o.score for o in found[:2]], margin)
+
+
+def sure(scores: list[float], margin: float | None) -> bool:
+    """The best of the offers' scores (best first) is `margin` ahead of the next (`None`: the
+    fixed rule, at least `SERVE` and `MARGIN` ahead), or, alone, at least `SERVE`."""
+    if len(scores) < 2 or margin is None:
+        return scores[0] >= SERVE and (len(scores) < 2 or scores[0] - scores[1] >= MARGIN)
+    return scores[0] - scores[1] >= margin
 
 
 def _margin(pointer: Pointer | None, tool: str, p: Param) -> float | None:
