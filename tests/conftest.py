@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 from shadowswitch.engines.local.runtime.models import native_bf16
@@ -31,7 +29,7 @@ if native_bf16():
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import tiers
-from tests.support.postgres import PG_ADMIN
+from tests.support.postgres import Databases
 from tests.support.proxies import Proxies
 from tests.support.servers import running
 from tests.support.upstreams import create_replay_upstream, scripted_upstream
@@ -86,30 +84,29 @@ def upstream() -> Iterator[str]:
         yield url
 
 
-def _pg_database() -> Iterator[str]:
-    name = f"ss_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://") + f"/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+@pytest.fixture(scope="session")
+def pg_databases() -> Iterator[Databases]:
+    """This process's empty PostgreSQL databases, lent one a test (`tests/support/postgres.py`)."""
+    databases = Databases()
+    yield databases
+    databases.close()
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> Iterator[str]:
+def db_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh, empty database of the backend under test (SHADOWSWITCH_TEST_DB=sqlite|postgres)."""
     if BACKEND == "postgres":
-        yield from _pg_database()
+        with request.getfixturevalue("pg_databases").fresh() as url:
+            yield url
     else:
         yield f"sqlite:///{tmp_path / 'shadowswitch.db'}"
 
 
 @pytest.fixture
-def pg_url() -> Iterator[str]:
+def pg_url(pg_databases: Databases) -> Iterator[str]:
     """A fresh PostgreSQL database whatever the backend under test (for multi-replica tests)."""
-    yield from _pg_database()
+    with pg_databases.fresh() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
