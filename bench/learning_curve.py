@@ -66,6 +66,9 @@ class Traffic:
     about: dict[str, Any] = field(default_factory=dict)
     prepare: Callable[[str], None] | None = None  # given the upstream URL, before the first request
     answer_of: Callable[[Any], dict[str, Any]] | None = None  # the upstream's answer: the breakdown
+    # Whether the upstream's answer to a test request is one of its own slips (a simulated model
+    # knows its policy): no engine agrees there but by chance, so the figures show the ceiling.
+    slipped: Callable[[Any], bool] | None = None
 
 
 def bfcl_traffic() -> Traffic:
@@ -352,6 +355,14 @@ def checkpoint(
     return point
 
 
+def slips(
+    test: list[Any], slipped: Callable[[Any], bool], answer_of: Callable[[Any], dict[str, Any]]
+) -> dict[str, int]:
+    """Test steps whose upstream answer is one of its slips, by what the upstream answered."""
+    calls = ["name" in answer_of(case) for case in test if slipped(case)]
+    return {"tool_call_steps": sum(calls), "text_steps": len(calls) - sum(calls)}
+
+
 def _counts(kinds: Iterable[str | None]) -> dict[str, int]:
     return dict(Counter(k or "other" for k in kinds).most_common())
 
@@ -516,6 +527,8 @@ def run_learning(
                     skipped += bench.wait_recorded(ids)
                     pairs = int(bench.learning()["pairs"])
                 point = checkpoint(bench, test, pairs, chosen.judge, tested, chosen.answer_of)
+                if chosen.slipped is not None and chosen.answer_of is not None:
+                    point["upstream_slipped"] = slips(test, chosen.slipped, chosen.answer_of)
                 point["stream_sent"] = sent
                 point["shadow_skipped"] = skipped
                 console.print(f"pairs {pairs}: { {k: v for k, v in point.items() if k != 'breakdown'} }")

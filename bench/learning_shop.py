@@ -58,6 +58,15 @@ def shop_steps(conversations: list[Scenario] | None = None, seed: int = 0) -> tu
     return [s for s in steps if s.task not in tests], [s for s in steps if s.task in tests]
 
 
+def slipped(step: Step) -> bool:
+    """Whether the simulated model's answer to `step` is one of its mistakes (an id mistyped or
+    left out, a filler reply, a confirmation asked again, the wrong item named): what its own
+    policy, without mistakes, answers there is something else. The recorded steps' model is
+    `ShopModel()` with its defaults, deterministic per conversation."""
+    planned, given, _, _ = ShopModel().decide(step.request)
+    return planned != given
+
+
 @contextmanager
 def simulated_upstream() -> Iterator[str]:
     from examples.demo.servers import serving
@@ -99,4 +108,5 @@ def shop_traffic(conversations: list[Scenario] | None = None, seed: int = 0) -> 
         simulated_upstream,
         about,
         answer_of=step_answer,
+        slipped=slipped,
     )

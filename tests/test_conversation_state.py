@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.engines.base import Choice, ChoiceTrace
+from shadowswitch.engines.local.conversation import reply_text
 from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.engines.local.learned_state import Request
 from shadowswitch.learning.exemplar import build_exemplar
@@ -222,3 +223,19 @@ def test_the_engine_ranks_the_tools_against_the_agents_question(local_engine: An
     for kind in ("reply", "opening"):
         ranked = choice.trace.ranks[kind]
         assert max(ranked, key=lambda c: ranked[c]) == "cancel_order", (kind, ranked)
+
+
+def test_after_a_confirmation_asked_again_the_first_one_is_the_agents_reply() -> None:
+    """ "Are you sure?" after a first yes names no action: the reply the choice reads is the
+    question that did ("Shall I cancel it now?"), the last one otherwise."""
+    sure = {"role": "assistant", "content": "This can't be undone. Are you sure? (yes/no)"}
+    first = asked_then("Yes please")
+    again = ChatView.parse(
+        {"model": "a", "messages": [*first.messages, sure, {"role": "user", "content": "yes"}]}
+    )
+    assert conversation_state(again)["confirm"] == "again"
+    assert reply_text(again) == reply_text(first) == "ORD-1001 is pending. Shall I cancel it now?"
+    other = ChatView.parse(
+        {"model": "a", "messages": [*first.messages, sure, {"role": "user", "content": "why?"}]}
+    )
+    assert reply_text(other) == sure["content"]

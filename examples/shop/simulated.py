@@ -41,18 +41,22 @@ class ShopModel:
         self.mistakes = mistakes
 
     def answer(self, body: dict[str, Any]) -> Answer:
+        _, step, rng, key = self.decide(body)
+        if isinstance(step, Call):
+            return Answer(_tool_call(step, hashlib.sha256(key + b"|call").hexdigest()[:24]))
+        return Answer({"role": "assistant", "content": words(step, rng)})
+
+    def decide(self, body: dict[str, Any]) -> tuple[Call | Say, Call | Say, random.Random, bytes]:
+        """(what its policy does next, what it does: that or a mistake, the generator its words
+        are drawn from, the conversation's key)."""
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         state = read(messages)
         card = understand(state.users)
         opening = state.users[0] if state.users else ""
         key = f"{self.seed}|{opening}|{len(messages)}".encode()
         rng = random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
-        step = next_step(state, card)
-        if self.mistakes:
-            step = self.slip(step, state, rng)
-        if isinstance(step, Call):
-            return Answer(_tool_call(step, hashlib.sha256(key + b"|call").hexdigest()[:24]))
-        return Answer({"role": "assistant", "content": words(step, rng)})
+        planned = next_step(state, card)
+        return planned, self.slip(planned, state, rng) if self.mistakes else planned, rng, key
 
     def slip(self, step: Call | Say, state: State, rng: random.Random) -> Call | Say:
         """The step, or the mistake a large model makes there now and then."""

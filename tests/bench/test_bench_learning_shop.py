@@ -14,6 +14,7 @@ from bench.breakdown import breakdown, origin_of
 from bench.learning_curve import run_learning
 from bench.learning_demo import Step, judge
 from bench.learning_shop import shop_traffic, split
+from bench.learning_shop import slipped as shop_slipped
 from examples.shop import scenarios
 from tests.support.proxies import bench_proxy
 
@@ -108,6 +109,25 @@ def test_a_short_shop_curve_through_the_proxy_writes_the_breakdown(tmp_path: Pat
         counted = sum(v for c in parts["tools"].values() for k, v in c.items() if k != "instead")
         assert counted == 8  # each test step once, under the tool the upstream called or __text__
         assert set(parts["origins"]) <= {"tool_result", "assistant", "user", "system", "nowhere"}
+        slipped = point["upstream_slipped"]
+        assert slipped["tool_call_steps"] + slipped["text_steps"] == sum(map(shop_slipped, traffic.test[:8]))
+
+
+@pytest.mark.integration  # records the conversations against the model served over HTTP
+def test_a_slip_of_the_simulated_model_is_told_from_its_policy() -> None:
+    """A step is a slip where the model's answer is not its policy's: where the policy calls a
+    tool, the recorded call differs from the policy's; a slip that replies in text replaces a call."""
+    from examples.shop.plan import Call
+    from examples.shop.simulated import ShopModel
+
+    stream = shop_traffic(FEW).stream
+    flags = [shop_slipped(s) for s in stream]
+    assert 0 < sum(flags) < len(flags) / 5
+    for step, slip in zip(stream, flags, strict=True):
+        planned, _, _, _ = ShopModel(mistakes=False).decide(step.request)
+        if isinstance(planned, Call):
+            policy = {"name": planned.name, "arguments": planned.arguments}
+            assert slip == (step.answer != policy), step.answer
 
 
 @pytest.mark.unit

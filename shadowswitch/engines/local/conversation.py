@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shadowswitch.engines.local.arguments.memory import call_names
-from shadowswitch.engines.local.conversation_state import conversation_state
+from shadowswitch.engines.local.conversation_state import before_asked_again, conversation_state
 from shadowswitch.request import ChatView, message_text
 
 REPLY_CHARS = 300  # of the agent's last reply: its question is at the end
@@ -20,8 +20,9 @@ def query_text(request: ChatView) -> str:
 
 def reply_text(request: ChatView) -> str:
     """The agent's last text reply, its end (where the question to the user is): the context the
-    choice reads beside the user's words. "" when the agent has not replied in text yet."""
-    for message in reversed(request.messages):
+    choice reads beside the user's words; after a confirmation asked again, the first one, which
+    names the action. "" when the agent has not replied in text yet."""
+    for message in reversed(before_asked_again(request.messages)):
         if message.get("role") == "assistant" and (text := message_text(message).strip()):
             return text[-REPLY_CHARS:]
     return ""

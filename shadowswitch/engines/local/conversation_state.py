@@ -57,6 +57,16 @@ def _role(message: dict[str, Any]) -> str:
     return "tool" if role in ("tool", "function") else role
 
 
+def before_asked_again(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """`messages` up to the user's answer to the first confirmation of a run: a confirmation
+    asked again after a yes ("This can't be undone. Are you sure?") says nothing of what it
+    confirms, the first one does ("Shall I switch order 1234 to your Amex?")."""
+    end = len(messages)
+    while _confirmation(messages[:end]) == "again":
+        end -= 2
+    return messages[:end]
+
+
 def _confirmation(messages: tuple[dict[str, Any], ...]) -> str:
     """The user's answer when the last message is the user's and the agent's message before it
     asked for a confirmation; "" otherwise. "again": a yes to a confirmation the agent asked for
