@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
-from shadowswitch.learning import promotion, regions
+from shadowswitch.learning import fillers, promotion, regions
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
@@ -281,9 +281,10 @@ def cross_fitted(
 
 
 def _usable(store: ExemplarStore, task: str) -> list[Exemplar]:
-    """The exemplars of the newest encoder: a change of encoder starts learning afresh."""
+    """The exemplars of the newest encoder (a change of encoder starts learning afresh), but those
+    that only put a call off (`fillers`)."""
     newest = store.newest_encoder(task)
-    return store.load(task, newest) if newest else []
+    return fillers.kept(store.load(task, newest)) if newest else []
 
 
 def _record(

@@ -20,6 +20,7 @@ from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Read
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
 from shadowswitch.engines.local.conversation import TurnState, value_origin
+from shadowswitch.learning import fillers
 from shadowswitch.request import ChatView, message_text, normalise
 from shadowswitch.store.tables import Exemplar
 
@@ -71,7 +72,7 @@ def build_exemplar(
         last_tool=state.last_tool if state else None,
         last_error=state.last_error if state else False,
         step=state.step if state else 0,
-        turn=_turn(state, trace.ranks),
+        turn={**(_turn(state, trace.ranks) or {}), **fillers.marks(request.messages, label != NO_TOOL)},
         context=trace.context,
         opening=trace.opening,
     )

@@ -17,6 +17,7 @@ import anyio
 import numpy as np
 from sqlalchemy.exc import SQLAlchemyError
 
+from shadowswitch.learning import fillers
 from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
@@ -82,7 +83,7 @@ class ServedMemories:
         state = self.store.served(task)
         if state is None:
             return None
-        rows = self.store.load(task, state.encoder, state.exemplar_max_id)
+        rows = fillers.kept(self.store.load(task, state.encoder, state.exemplar_max_id))
         dim = len(rows[0].vector) // 4 if rows else 0
         vectors = (
             np.stack([np.frombuffer(r.vector, dtype=np.float32) for r in rows])
