@@ -13,9 +13,10 @@ the last user turn, an earlier user turn, a tool result, the system prompt, or n
 looked up, a date worked out, a rewrite). Parameters the engine sets and the upstream does not
 are counted as `extra` per traffic.
 
-Traffic: the help-desk agent's and the travel agent's recorded steps (bench/learning_helpdesk.py,
-bench/learning_demo.py) and BFCL development files only (`live_simple`, `live_multiple`,
-`parallel`, `parallel_multiple`, `exec_*`; the first call of a parallel answer).
+Traffic: the help-desk agent's, the shop agent's (its shadow stream) and the travel agent's
+recorded steps (bench/learning_helpdesk.py, bench/learning_shop.py, bench/learning_demo.py) and
+BFCL development files only (`live_simple`, `live_multiple`, `parallel`, `parallel_multiple`,
+`exec_*`; the first call of a parallel answer).
 
     python -m bench.arguments_eval [--traffic helpdesk travel bfcl] [--bfcl-limit 40]
 """
@@ -98,6 +99,13 @@ def helpdesk() -> Iterator[Item]:
     from examples.helpdesk.task_set import written_out
 
     yield from agent_items("helpdesk", record(written_out(PER_TEMPLATE)))
+
+
+def shop() -> Iterator[Item]:
+    """The shop agent's stream steps (its held-out customers' steps stay unread)."""
+    from bench.learning_shop import shop_steps
+
+    yield from agent_items("shop", shop_steps()[0])
 
 
 def travel() -> Iterator[Item]:
@@ -259,7 +267,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--traffic", nargs="+", choices=("helpdesk", "travel", "bfcl"), default=["helpdesk", "travel", "bfcl"]
+        "--traffic",
+        nargs="+",
+        choices=("helpdesk", "shop", "travel", "bfcl"),
+        default=["helpdesk", "shop", "travel", "bfcl"],
     )
     parser.add_argument("--bfcl-limit", type=int, default=40, help="cases per BFCL file (even stride)")
     parser.add_argument("--output", type=Path, default=OUTPUT)
@@ -269,7 +280,7 @@ def main() -> None:
     from shadowswitch.engines.local import create_engine
 
     items: list[Item] = []
-    sources = {"helpdesk": helpdesk, "travel": travel, "bfcl": lambda: bfcl(args.bfcl_limit)}
+    sources = {"helpdesk": helpdesk, "shop": shop, "travel": travel, "bfcl": lambda: bfcl(args.bfcl_limit)}
     for name in args.traffic:
         items += list(sources[name]())
     engine = create_engine("embedded")
