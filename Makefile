@@ -65,11 +65,12 @@ test-deps:
 # the wheel check. Much of a pass is idle time (servers starting, sockets, the database), so four
 # lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
 # are done, so they never interleave; each names its ten slowest tests. The lanes end within a
-# minute or two of each other (on 6 December: 13.2, 12.2 and 11.1 minutes; the learning proxies
-# then moved beside the bench). The remote-backend tests (vLLM and Infinity, 5 GB of venvs
-# and minutes of CPU) are `make test-remote`: run them when the remote backend changes. The cluster
-# bench's run (two replicas behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU) and the
-# scaling bench serving two checkouts in turn (36 s) are `make test-cluster`: run it when replicas,
+# minute of each other (on 6 December, from a fresh clone: all three at 9.9 minutes after 1.2
+# minutes of install; the whole CI run 11.4 minutes). The remote-backend tests (vLLM and
+# Infinity, 5 GB of venvs and minutes of CPU) are `make test-remote`: run them when the remote
+# backend changes. The cluster bench's run (two replicas behind HAProxy, one SIGKILLed: five
+# start-ups, 75 s of CPU) and the scaling bench serving two checkouts in turn (36 s) are
+# `make test-cluster`: run it when replicas,
 # the spool or those benches change. The demo told in Chinese (70 s of CPU alone, nearly three
 # minutes beside the lanes) is `make test-demo-zh`: run it when the demo or the Chinese engine changes.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
