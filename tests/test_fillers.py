@@ -28,10 +28,13 @@ def test_only_a_reply_asking_nothing_then_a_bare_yes_then_a_call_marks_a_filler(
     filler = then("One moment while I check that.", "Sure, take your time.")
     assert marks(filler, calls=True) == {"request": fingerprint(filler), "defers": fingerprint(ASKED)}
     assert "defers" not in marks(filler, calls=False)  # the model replied again: no call was put off
+    assert "defers" in marks(then("我查一下，请稍等。", "好的，谢谢"), calls=True)
     for reply, answer in (
         ("Which order do you mean?", "Sure."),  # a question: the answer matters
         ("One moment while I check that.", "It's AB654321 actually."),  # the user added a value
         ("One moment while I check that.", "ok and please also tell me when my other parcel comes"),
+        ("请问是哪一个订单？", "好的"),  # a question, written in Chinese
+        ("我查一下。", "请帮我把那双跑鞋退掉吧"),  # ten words without spaces: a request, not a yes
     ):
         assert "defers" not in marks(then(reply, answer), calls=True), (reply, answer)
 

@@ -23,8 +23,10 @@ from typing import Any
 from shadowswitch.request import message_text
 from shadowswitch.store.tables import Exemplar
 
-ACK_WORDS = 6  # "Sure, take your time." "ok thanks"
+ACK_WORDS = 6  # "Sure, take your time." "ok thanks" "好的，请稍等"
 CONTENT = re.compile(r"[\d@]")  # a number, an id or an address says something
+HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # written without spaces: each counts as a word
+QUESTION = re.compile(r"[?？]")
 
 
 def marks(messages: Sequence[dict[str, Any]], calls: bool) -> dict[str, str]:
@@ -56,6 +58,10 @@ def _after_deferral(messages: Sequence[dict[str, Any]]) -> bool:
     if reply.get("role") != "assistant" or reply.get("tool_calls") or reply.get("function_call"):
         return False
     said, asked = message_text(answer), message_text(reply)
-    if answer.get("role") != "user" or not asked.strip() or "?" in asked:
+    if answer.get("role") != "user" or not asked.strip() or QUESTION.search(asked):
         return False
-    return len(said.split()) <= ACK_WORDS and not CONTENT.search(said)
+    return _words(said) <= ACK_WORDS and not CONTENT.search(said)
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\w+", HAN.sub(" ", text))) + len(HAN.findall(text))
