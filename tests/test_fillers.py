@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 
-from shadowswitch.learning.challenger import _usable
 from shadowswitch.learning.fillers import fingerprint, kept, marks
 from shadowswitch.store import db
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import Exemplar
-from tests.support.learning import TOOLS, ask, shadow_proxy, status
+from tests.support.learning import TOOLS, ask, cli, shadow_proxy, status
 from tests.support.wait import eventually
 
 ASKED = [{"role": "user", "content": "where is my order AB123456"}]
@@ -66,4 +65,6 @@ def test_through_the_proxy_the_filler_pair_is_stored_and_left_out_of_learning(
         "__no_tool__",
         "lookup_order",
     ]
-    assert [r.label for r in _usable(store, "support")] == ["lookup_order"]
+    assert status(url, "support")["fillers"] == 1  # what `learn` and the served state leave out
+    learned = cli(db_url, tmp_path / "policies0", "support", "--dry-run")
+    assert learned["pairs"] == 1 and learned["status"] == "not_enough_pairs"

@@ -290,6 +290,7 @@ class LearningStatus(BaseModel):
     task_type: str
     pairs: int
     excluded: int
+    fillers: int = 0  # usable pairs learning leaves out: replies that only put a call off
     served_version: int
     thresholds: Thresholds
     target_agreement: float

@@ -141,12 +141,14 @@ def _region(certificate: dict[str, Any]) -> str:
 
 def _learning_table(entry: dict[str, Any]) -> Table:
     table = Table(title=f"learning: {entry['task_type']}")
-    for column in ("pairs", "excluded", "served version", "min_confidence", "agreement", "coverage"):
+    columns = ("pairs", "excluded", "fillers", "served version", "min_confidence", "agreement", "coverage")
+    for column in columns:
         table.add_column(column)
     recent = entry["recent"]
     table.add_row(
         str(entry["pairs"]),
         str(entry["excluded"]),
+        str(entry.get("fillers", 0)),
         str(entry["served_version"]),
         f"{entry['thresholds']['min_confidence']:g} ({entry['thresholds']['source']})",
         _num_or_dash(recent["agreement"]),

@@ -283,8 +283,12 @@ def cross_fitted(
 def _usable(store: ExemplarStore, task: str) -> list[Exemplar]:
     """The exemplars of the newest encoder (a change of encoder starts learning afresh), but those
     that only put a call off (`fillers`)."""
+    return fillers.kept(_loaded(store, task))
+
+
+def _loaded(store: ExemplarStore, task: str) -> list[Exemplar]:
     newest = store.newest_encoder(task)
-    return fillers.kept(store.load(task, newest)) if newest else []
+    return store.load(task, newest) if newest else []
 
 
 def _record(
@@ -338,7 +342,8 @@ def rollback(store: ExemplarStore, task: str, actor: str) -> dict[str, Any]:
 def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, Any]:
     """Pairs collected, the served version, and its agreement, coverage and curve on recent pairs
     (each pair decided without its own exemplar)."""
-    rows = _usable(store, task)
+    loaded = _loaded(store, task)
+    rows = fillers.kept(loaded)
     pairs = [to_pair(r) for r in rows]
     current = store.served(task)
     spec = served_spec(current, pairs, policy)
@@ -348,6 +353,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         "task_type": task,
         "pairs": counts["usable"],
         "excluded": counts["excluded"],
+        "fillers": len(loaded) - len(rows),
         "served_version": spec.version,
         "thresholds": {
             "min_confidence": spec.min_confidence,
