@@ -15,7 +15,7 @@ from shadowswitch.engines.base import Choice, ChoiceTrace
 from shadowswitch.learning.challenger import compare
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Outcome, Pair, at, decide, fit
-from shadowswitch.learning.memory import Memory, floor_for
+from shadowswitch.learning.memory import Memory, floor_for, purposes, tool_rates
 from shadowswitch.request import ChatView
 
 DIM = 32
@@ -272,3 +272,48 @@ def test_the_served_memory_votes_with_exemplars_at_the_same_point_of_their_turn(
     after = memory.mix(memory.similarities(step.vector, {"get_weather"}), step.zero_shot)
     assert max(fresh, key=fresh.__getitem__) == "get_weather"
     assert max(after, key=after.__getitem__) == "__no_tool__"
+
+
+def test_neighbours_are_alike_in_the_user_words_and_in_what_the_conversation_is_about() -> None:
+    """Once a customer's record is read, every customer's last words look the same ("It's Ann
+    Lee, zip 97652"); their opening words (an order's status, or a person to talk to) decide the
+    next step, in the served memory and in learning's own evaluation alike."""
+    rng = np.random.default_rng(3)
+    said, order, person = kinds(rng, 3)
+    zero_shot = {"get_order": 0.5, "transfer_to_human": 0.3, "__no_tool__": 0.2}
+    pairs = [
+        Pair(i, near(said, rng), label, zero_shot, label, "agree", opening=near(about, rng))
+        for i in range(12)
+        for label, about in ((("get_order", order),) if i < 9 else (("transfer_to_human", person),))
+    ]
+    memory = Memory(
+        1,
+        "e",
+        np.stack([p.vector for p in pairs]),
+        np.array([p.label for p in pairs], dtype=object),
+        weight=0.9,
+        min_confidence=0.5,
+        purposes=purposes(pairs, DIM),
+    )
+    asked = near(said, rng)
+    for about, expected in ((order, "get_order"), (person, "transfer_to_human")):
+        mixed = memory.mix(memory.similarities(asked, opening=near(about, rng)), zero_shot)
+        assert max(mixed, key=mixed.__getitem__) == expected
+    # learning's evaluation reads the same neighbours: each pair decided by the others
+    outcomes = decide(pairs, pairs, 0.9, 1.0)
+    assert all(o.correct == 1.0 for o in outcomes)
+    # without the opening, the words alone cannot tell the hand-overs from the look-ups
+    blind = [Pair(p.id, p.vector, p.label, zero_shot, p.label, "agree") for p in pairs]
+    assert sum(o.correct for o in decide(blind, blind, 0.9, 1.0)[9:]) < 3
+
+
+def test_a_tool_whose_calls_rarely_agreed_is_not_served() -> None:
+    """The served memory holds back a write whose values the engine never read right, however sure
+    the choice; a look-up whose calls agreed, and a tool no pair has judged yet, it does not."""
+    labels = np.array(["get_order"] * 20 + ["update_address"] * 4 + ["__no_tool__"] * 4, dtype=object)
+    calls = np.array([1.0] * 20 + [0.0, math.nan, math.nan, math.nan] + [math.nan] * 4)
+    rates = tool_rates(labels, calls)
+    assert rates["get_order"] > 0.95 and rates["update_address"] < 0.3 and "__no_tool__" not in rates
+    memory = Memory(1, "e", kinds(np.random.default_rng(5), len(labels)), labels, 0.5, 0.6, rates=rates)
+    assert memory.unproven("update_address")
+    assert not memory.unproven("get_order") and not memory.unproven("cancel_order")

@@ -26,6 +26,7 @@ from shadowswitch.learning.deferral import train as train_deferral
 from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.memory import (
     FLOOR,
+    alike,
     call_agreed,
     call_rate,
     combine,
@@ -129,7 +130,7 @@ def decide(
     unreliable value origins (`origins.py`), on which it abstains."""
     constants, unreliable = constants or {}, unreliable or {}
     if memory:
-        sims = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
+        sims = alike(pairs, memory)
         labels = np.array([m.label for m in memory], dtype=object)
         calls = np.array([m.call(constants, unreliable) for m in memory], dtype=np.float64)
         ids, other_ids = codes([p.id for p in pairs], [m.id for m in memory])

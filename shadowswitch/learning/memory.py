@@ -34,7 +34,7 @@ from shadowswitch.engines.local.learned_state import (
 )
 from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.origins import unreliable_origins, vetoed
+from shadowswitch.learning.origins import BELOW, unreliable_origins, vetoed
 from shadowswitch.learning.transforms import explained, learned_transforms
 from shadowswitch.learning.values import fit_pointer, fit_rankings, pointed_call, reranked
 
@@ -47,6 +47,7 @@ K = 8  # neighbours that vote
 FLOORS = {"all-MiniLM-L6-v2": 0.6, "multilingual-e5-small.q4": 0.9}
 FLOOR = 0.6  # an encoder not listed
 PRIOR_WEIGHT = 1.0  # pseudo-neighbours at the task type's rate in a call-agreement estimate
+UNPROVEN = 0.5  # the rate of a tool no pair has shown agreeing or not (Jeffreys): not vetoed
 NO_TOOL = "__no_tool__"
 TEMPERATURE = 0.05  # closer neighbours count more: weight exp((cos - best) / T)
 FULL = 3  # neighbours above the floor for the vote to count in full
@@ -68,7 +69,9 @@ class Memory:
     usual: dict[str, list[str]] = field(default_factory=dict)  # tool → params the upstream always sets
     calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
     call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
+    rates: dict[str, float] = field(default_factory=dict)  # per tool, its calls agreeing (`tool_rates`)
     turns: np.ndarray[Any, Any] | None = None  # (n,) `turn_key` of the tools already called
+    purposes: np.ndarray[Any, Any] | None = None  # (n, dim) each exemplar's `purpose_of` (None: not read)
     head: Head | None = None  # the trained choice model (None: start from the zero-shot ranking)
     deferral: Deferral | None = None  # the threshold applies to its probability (None: p × gate)
     unreliable: Unreliable = field(default_factory=dict)  # tool → param → origins it abstains on
@@ -88,11 +91,18 @@ class Memory:
         return sorted(set(self.labels[mask].tolist()))
 
     def similarities(
-        self, query: np.ndarray[Any, Any], called: Iterable[str] = (), turn: Mapping[str, Any] | None = None
+        self,
+        query: np.ndarray[Any, Any],
+        called: Iterable[str] = (),
+        turn: Mapping[str, Any] | None = None,
+        opening: np.ndarray[Any, Any] | None = None,
     ) -> np.ndarray[Any, Any]:
-        """Cosine to each exemplar; -1 (never a neighbour) for an exemplar at another point of
-        its user turn (other tools already called, a walk or none): see `turn_key`."""
+        """How alike each exemplar is (`alike`); -1 (never a neighbour) for an exemplar at another
+        point of its user turn (other tools already called, a walk or none): see `turn_key`."""
         sims = np.asarray(self.vectors @ query.astype(np.float32))
+        if self.purposes is not None and len(self.purposes) == len(sims):
+            purpose = purpose_of(query, opening).astype(np.float32)
+            sims = (sims + np.asarray(self.purposes @ purpose)) / 2
         if self.turns is not None and len(self.turns):
             sims = np.where(self.turns == turn_key(called, turn), sims, -1.0)
         return sims
@@ -124,6 +134,10 @@ class Memory:
         calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)
         return call_rate(sims, self.labels, calls, tool, self.call_prior, self.floor)
 
+    def unproven(self, tool: str) -> bool:
+        """The engine's calls of `tool` agreed less than half the time in this state's pairs."""
+        return unproven(self.rates.get(tool, UNPROVEN))
+
 
 def turn_key(called: Iterable[str] | None, turn: Mapping[str, Any] | None = None) -> str:
     """The tools already called for the user turn, and whether a list of ids is being walked
@@ -133,6 +147,29 @@ def turn_key(called: Iterable[str] | None, turn: Mapping[str, Any] | None = None
     turn are neighbours."""
     walking = "@walk" if (turn or {}).get("open_walks") else ""
     return "|".join(sorted(set(called or ()))) + walking
+
+
+def purpose_of(vector: np.ndarray[Any, Any], opening: np.ndarray[Any, Any] | None) -> np.ndarray[Any, Any]:
+    """What the conversation is about: the user's opening words' vector, or the request's own
+    when the user's last turn is the opening (or no opening was stored)."""
+    return opening if opening is not None and len(opening) == len(vector) else vector
+
+
+def purposes(pairs: Sequence[Any], dim: int) -> np.ndarray[Any, Any]:
+    """(len(pairs), dim) float32: each pair's `purpose_of`."""
+    if not pairs:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.stack([purpose_of(p.vector, p.opening) for p in pairs]).astype(np.float32)
+
+
+def alike(pairs: Sequence[Any], memory: Sequence[Any]) -> np.ndarray[Any, Any]:
+    """(len(pairs), len(memory)): the mean of two cosines, of the user's last words and of what the
+    conversation is about (`purpose_of`). Once a customer's record is read, "It's Ann Lee, zip
+    97652" is like every other customer's answer; whether they asked for a person or for an
+    order's status is in their opening words, and it decides the next step."""
+    words = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
+    dim = len(pairs[0].vector)
+    return np.asarray((words + purposes(pairs, dim) @ purposes(memory, dim).T) / 2)
 
 
 def floor_for(encoder: str) -> float:
@@ -180,6 +217,28 @@ def call_rate(
     top = np.argsort(-close)[:K]
     weights = np.exp((close[top] - close[top].max()) / TEMPERATURE)
     return float((weights @ agreed[top] + PRIOR_WEIGHT * prior) / (weights.sum() + PRIOR_WEIGHT))
+
+
+def tool_rates(labels: np.ndarray[Any, Any], calls: np.ndarray[Any, Any]) -> dict[str, float]:
+    """Per tool, the share of its pairs where the engine's whole call agreed (where known;
+    Jeffreys-smoothed, so one that never agreed in one pair is at 0.25, in two at 0.17)."""
+
+    out: dict[str, float] = {}
+    known = ~np.isnan(calls)
+    for tool in sorted(set(labels[known].tolist()) - {NO_TOOL}):
+        mine = known & (labels == tool)
+        out[tool] = float((calls[mine].sum() + 0.5) / (mine.sum() + 1))
+    return out
+
+
+def unproven(rate: float) -> bool:
+    """A tool whose calls the engine got right less than half the time where it was judged: its
+    call is not served, however sure the choice (`unproven_tool`). A write whose values the engine
+    has not yet read right (an address split into its fields, from an earlier turn) would
+    otherwise be served the first time the filler finds something for every field, on the
+    look-ups' record: a "zip" of "code". The same bar as an unreliable value origin's
+    (`origins.BELOW`), on the whole call."""
+    return rate < BELOW
 
 
 def call_agreed(

@@ -22,7 +22,14 @@ from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import Memory, learned_rules, turn_key, usual_parameters
+from shadowswitch.learning.memory import (
+    Memory,
+    learned_rules,
+    purposes,
+    tool_rates,
+    turn_key,
+    usual_parameters,
+)
 from shadowswitch.learning.regions import in_force
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import RegionCertificate
@@ -93,18 +100,22 @@ class ServedMemories:
         calls = [(r.label, r.arguments) for r in rows]
         constants, unreliable = learned_rules(calls)
         pairs = [to_pair(r) for r in rows]
+        labels = np.array([r.label for r in rows], dtype=object)
+        calls_agreed = np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64)
         return Memory(
             version=state.version,
             encoder=state.encoder,
             vectors=vectors.astype(np.float32),
-            labels=np.array([r.label for r in rows], dtype=object),
+            labels=labels,
             weight=state.memory_weight,
             min_confidence=_threshold(self.certified(task, state.version), state.min_confidence),
             constants=constants,
             usual=usual_parameters(calls),
-            calls=np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64),
+            calls=calls_agreed,
             call_prior=args_rate(pairs),
+            rates=tool_rates(labels, calls_agreed),
             turns=np.array([turn_key(r.blocked, r.turn) for r in rows], dtype=object),
+            purposes=purposes(pairs, dim),
             head=Head.from_bytes(state.head) if state.head else None,
             deferral=Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral")),
             unreliable=unreliable,

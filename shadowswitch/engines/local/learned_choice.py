@@ -47,7 +47,7 @@ class Learned:
             return cls()
         called = called_this_turn(request, policy.feedback.tool_error_regex)
         state = turn_state(request, policy.feedback.tool_error_regex)
-        sims = memory.similarities(vector, called, state.conversation)
+        sims = memory.similarities(vector, called, state.conversation, texts[1])
         taken = memory.taken_back(sims, [c.id for c in cset.candidates if c.id not in zero_shot])
         _widened(ranking, [c for c in cset.candidates if c.id in taken], zero_shot)
         asked = Request(

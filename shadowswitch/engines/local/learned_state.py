@@ -22,6 +22,7 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
 Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
 Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
 POINTER = "*"  # the tool and parameter key of the shared pointer weights (`learning.values.fit_pointer`)
+UNPROVEN_PREFIX = "unproven_tool: "  # the abstain reason of a call `LearnedState.unproven` holds back
 SURE = "sure"  # ... and beside it, "tool.param" → the margin its first offer is served at
 
 
@@ -59,9 +60,14 @@ class LearnedState(Protocol):
     def unreliable(self) -> Unreliable: ...
 
     def similarities(
-        self, query: np.ndarray[Any, Any], called: Iterable[str] = (), turn: Mapping[str, Any] | None = None
+        self,
+        query: np.ndarray[Any, Any],
+        called: Iterable[str] = (),
+        turn: Mapping[str, Any] | None = None,
+        opening: np.ndarray[Any, Any] | None = None,
     ) -> np.ndarray[Any, Any]:
-        """Cosine of the query to each exemplar at the same point of its user turn."""
+        """How alike each exemplar at the same point of its user turn is: the query's words and
+        the conversation's opening (None: the query is the opening)."""
         ...
 
     def taken_back(self, sims: np.ndarray[Any, Any], left_out: Sequence[str]) -> list[str]:
@@ -78,6 +84,10 @@ class LearnedState(Protocol):
 
     def call_rate(self, sims: np.ndarray[Any, Any], tool: str) -> float:
         """How likely the engine's whole call of `tool` agrees, for a request this close."""
+        ...
+
+    def unproven(self, tool: str) -> bool:
+        """The engine's calls of `tool` agreed with the upstream's too rarely to serve one."""
         ...
 
     def confidence(
