@@ -7,8 +7,9 @@
 One upstream (20 ms, a process of its own); then, round after round, `shadowswitch serve
 --no-models` from each checkout in turn (this one, and --base), each loaded streamed and not.
 Per checkout: the median over rounds of the server's CPU ms per request (its process tree, from
-/proc) and of its req/s. Alternating rounds spreads a busy machine's noise over both alike; the
-load average is printed with the figures, for they mean little without it.
+/proc), of its req/s and of its p50 latency (what --concurrency 1 is about). Alternating rounds
+spreads a busy machine's noise over both alike; the load average is printed with the figures,
+for they mean little without it.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def main() -> None:
     checkouts["this"] = targets.ROOT
     cpu: dict[str, list[float]] = {}
     rate: dict[str, list[float]] = {}
+    p50: dict[str, list[float]] = {}
     print(f"load average before: {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="ss-ab-") as tmp:
         workdir = Path(tmp)
@@ -64,11 +66,13 @@ def main() -> None:
                                 raise RuntimeError(f"{key}: {sample.errors} errors ({sample.first_error})")
                             cpu.setdefault(key, []).append(used * 1000 / args.requests)
                             rate.setdefault(key, []).append(sample.throughput)
+                            p50.setdefault(key, []).append(sample.percentile(50) or 0.0)
     print(f"load average after: {os.getloadavg()}")
     for key in sorted(cpu):
         print(
             f"{key:12s} CPU ms/request median {statistics.median(cpu[key]):6.2f} "
-            f"{[round(x, 2) for x in cpu[key]]}  req/s median {statistics.median(rate[key]):6.1f}"
+            f"{[round(x, 2) for x in cpu[key]]}  req/s median {statistics.median(rate[key]):6.1f}  "
+            f"p50 ms median {statistics.median(p50[key]):6.2f} {[round(x, 1) for x in p50[key]]}"
         )
 
 

@@ -68,6 +68,7 @@ class DecisionRecorder:
         self._pending: list[Item] = []  # encoded when queued: a record is what the decision was then
         self.journal: Journal | None = None  # the queue on disk, in the spool's slot (journal.py)
         self._lock = asyncio.Lock()
+        self._queued = asyncio.Event()  # set by the request path: there is something to write
         self._task: asyncio.Task[None] | None = None
         self._inflight: asyncio.Future[int] | None = None  # a write that outlived its timeout
         self._retry_at = 0.0  # monotonic; no database attempt before this while it is away
@@ -84,6 +85,7 @@ class DecisionRecorder:
 
     def _queue(self, item: Item) -> None:
         self._pending.append(item)
+        self._queued.set()
         if self.journal is not None:
             try:
                 self.journal.write(item)
@@ -232,7 +234,12 @@ class DecisionRecorder:
 
     async def _run(self) -> None:
         while True:
+            if self.spool is None or self.spool.empty:
+                # Nothing to retry: sleep until a record is queued. A timer every interval on a
+                # quiet server woke the loop (and competed with a lone request) for nothing.
+                await self._queued.wait()
             await asyncio.sleep(self.interval_s)
+            self._queued.clear()  # what is queued from here on is this flush's or sets it again
             try:
                 await self.flush()
             except Exception:  # the loop must outlive anything one flush meets
@@ -247,6 +254,9 @@ class DecisionRecorder:
                 log.exception(
                     "no decision spool at %s: records are lost while the database is away", self.spool_dir
                 )
+        self._queued = asyncio.Event()  # of this loop (an Event waited on is bound to one)
+        if self._pending:
+            self._queued.set()
         self._task = asyncio.create_task(self._run(), name="decision-recorder")
 
     async def stop(self) -> None:
