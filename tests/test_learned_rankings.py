@@ -21,7 +21,7 @@ from shadowswitch.engines.local.learned_state import (
     transforms_of,
 )
 from shadowswitch.learning.exemplar import offered_entry
-from shadowswitch.learning.memory import learned_constants
+from shadowswitch.learning.rules import learned_constants
 from shadowswitch.learning.transforms import explained
 from shadowswitch.learning.values import fit_rankings, pointed_call, reranked
 

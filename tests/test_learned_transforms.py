@@ -18,7 +18,8 @@ from shadowswitch.engines.local.arguments.rewrites import date_patterns, explain
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.learned_state import Transform
 from shadowswitch.learning.exemplar import build_exemplar
-from shadowswitch.learning.memory import call_agreed, learned_constants
+from shadowswitch.learning.memory import call_agreed
+from shadowswitch.learning.rules import learned_constants
 from shadowswitch.learning.transforms import learned_transforms, select
 from shadowswitch.request import ChatView
 

@@ -150,7 +150,7 @@ def test_a_call_the_engine_never_filled_is_not_judged_on_its_arguments() -> None
 
 def test_parameters_the_upstream_always_sets_become_required() -> None:
     from shadowswitch.engines.local.arguments.learned import with_usual
-    from shadowswitch.learning.memory import learned_constants, usual_parameters
+    from shadowswitch.learning.rules import learned_constants, usual_parameters
 
     said = {"type": "str", "in_text": True}
     calls: list[tuple[str, dict[str, Any] | None]] = [

@@ -12,7 +12,7 @@ import pytest
 
 from shadowswitch.learning import challenger
 from shadowswitch.learning.fit import GRID, Pair, at, decide, fit
-from shadowswitch.learning.memory import learned_constants
+from shadowswitch.learning.rules import learned_constants
 from shadowswitch.policy.models import Engine
 from shadowswitch.store import db
 from shadowswitch.store.exemplars import ExemplarStore

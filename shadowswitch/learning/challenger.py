@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
-from shadowswitch.learning import fillers, promotion, regions
+from shadowswitch.learning import fillers, promotion, regions, rules
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import floor_for, learned_report, learned_rules
+from shadowswitch.learning.memory import floor_for
 from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
@@ -102,7 +102,7 @@ def _decisions(spec: Spec, rate: float, pairs: Sequence[Pair]) -> list[Outcome]:
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
-    constants, unreliable = learned_rules([(p.label, p.arguments) for p in spec.memory])
+    constants, unreliable = rules.learned_rules([(p.label, p.arguments) for p in spec.memory])
     probs = spec.head.predict_many(pairs) if spec.head else None
     outcomes = decide(
         pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral, unreliable
@@ -231,7 +231,7 @@ def learn(
         },
         evaluation=verdict,
         constants_from=len(train),
-        **learned_report([(p.label, p.arguments) for p in train]),
+        **rules.learned_report([(p.label, p.arguments) for p in train]),
     )
     if not dry_run:
         step("recording", 0.9)

@@ -30,11 +30,11 @@ from shadowswitch.learning.memory import (
     call_agreed,
     call_rate,
     combine,
-    learned_rules,
     turn_key,
     vote,
 )
 from shadowswitch.learning.origins import vetoed
+from shadowswitch.learning.rules import learned_rules
 from shadowswitch.learning.values import pointed_call
 
 NO_TOOL = "__no_tool__"

@@ -37,7 +37,7 @@ def unreliable_origins(
     constants: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Unreliable:
     """tool → {param: origins} whose values disagree too often (`constants`: the learned values,
-    `memory.learned_constants`, so that a value a learned transform fixes counts as agreeing)."""
+    `rules.learned_constants`, so that a value a learned transform fixes counts as agreeing)."""
     counts: dict[tuple[str, str, str], list[int]] = {}
     for tool, args in arguments:
         if tool == NO_TOOL:

@@ -22,15 +22,9 @@ from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import (
-    Memory,
-    learned_rules,
-    purposes,
-    tool_rates,
-    turn_key,
-    usual_parameters,
-)
+from shadowswitch.learning.memory import Memory, purposes, tool_rates, turn_key
 from shadowswitch.learning.regions import in_force
+from shadowswitch.learning.rules import learned_rules, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import RegionCertificate
 

@@ -19,7 +19,7 @@ from shadowswitch.engines.base import TIME_BUDGET, Choice, ChoiceTrace, ScoredCa
 from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
-from shadowswitch.engines.local.arguments.learned import learned_values, unreliable_value, with_usual
+from shadowswitch.engines.local.arguments.learned import held_back, learned_values, with_usual
 from shadowswitch.engines.local.arguments.memory import MemoryReader
 from shadowswitch.engines.local.arguments.name_parts import split_name
 from shadowswitch.engines.local.arguments.params import params_of
@@ -44,7 +44,7 @@ from shadowswitch.engines.local.conversation_state import conversation_state
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.language import unreadable
 from shadowswitch.engines.local.learned_choice import Learned
-from shadowswitch.engines.local.learned_state import UNPROVEN_PREFIX, LearnedState, pointer_of, rankings_of
+from shadowswitch.engines.local.learned_state import LearnedState, pointer_of, rankings_of
 from shadowswitch.engines.local.outputs import action_choice, enum_choice
 from shadowswitch.engines.local.runtime import budget
 from shadowswitch.engines.local.runtime.bridge import (
@@ -368,10 +368,8 @@ class Decider:
             learned_values(filled, best.parameters, learned, memory.version, self.filler.knowledge.region_of)
         args = filled.arguments
         reason = filled.abstain_reason  # a required value the conversation does not give
-        if reason is None and memory is not None:  # a value read where this one is usually wrong
-            reason = unreliable_value(filled.sources, request, memory.unreliable.get(best.id))
-        if reason is None and memory is not None and memory.unproven(best.id):  # filled all the same:
-            reason = f"{UNPROVEN_PREFIX}{best.id}"  # learning judges the values it would have given
+        if reason is None and memory is not None:  # a value read where usually wrong; a tool unproven
+            reason = held_back(filled.sources, request, memory, best.id)
         if reason is None and not is_valid(args, best.parameters):
             reason = "invalid_arguments: no value satisfies the tool's schema"
         elif reason is None and (best.id, canonical_arguments(args)) in request.previous_calls:

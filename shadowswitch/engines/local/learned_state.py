@@ -22,7 +22,6 @@ from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
 Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
 Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
 POINTER = "*"  # the tool and parameter key of the shared pointer weights (`learning.values.fit_pointer`)
-UNPROVEN_PREFIX = "unproven_tool: "  # the abstain reason of a call `LearnedState.unproven` holds back
 SURE = "sure"  # ... and beside it, "tool.param" → the margin its first offer is served at
 
 

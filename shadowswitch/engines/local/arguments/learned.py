@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from shadowswitch.request import ChatView
 
 UNRELIABLE_PREFIX = "unreliable_value:"
+UNPROVEN_PREFIX = "unproven_tool: "
 
 
 def with_usual(parameters: dict[str, Any], memory: LearnedState, tool: str) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def learned_values(
     version: int,
     region_of: RegionOf | None = None,
 ) -> None:
-    """The tool's learned values (`learning.memory.learned_constants`) applied to what the text filled.
+    """The tool's learned values (`learning.rules.learned_constants`) applied to what the text filled.
 
     A learned transform rewrites a value read from the conversation (`GROUNDED`); one it cannot
     rewrite, or whose rewrite does not fit the parameter's schema, is taken out and the parameter
@@ -68,6 +69,15 @@ def learned_values(
         filled.put(name, (value, {"source": "learned", "state_version": version}))
         if name in filled.missing:
             filled.missing.remove(name)
+
+
+def held_back(sources: dict[str, Any], request: ChatView, memory: LearnedState, tool: str) -> str | None:
+    """Why the learned state holds back a call filled in full: a value from an origin it found
+    usually wrong for its parameter (`unreliable_value`), or `unproven_tool: <tool>` when its pairs
+    show the engine's calls of `tool` agreeing too rarely to serve one (`LearnedState.unproven`).
+    The call is filled all the same, so that learning judges the values it would have given."""
+    wrong = unreliable_value(sources, request, memory.unreliable.get(tool))
+    return wrong or (f"{UNPROVEN_PREFIX}{tool}" if memory.unproven(tool) else None)
 
 
 def unreliable_value(
