@@ -98,6 +98,9 @@ def overhead(
     keys: Annotated[
         bool, typer.Option(help="Also one worker with an agent key, and with a rate-limited key")
     ] = False,
+    rounds: Annotated[
+        int, typer.Option(min=1, help="Each cell's requests in this many turns, the servers alternating")
+    ] = 3,
     out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/overhead.json"),
 ) -> None:
     """Pass-through overhead against the upstream direct, the floor and LiteLLM's proxy, in one run.
@@ -117,6 +120,7 @@ def overhead(
         workers=_ints(workers),
         litellm_proxy=litellm_proxy,
         keys=keys,
+        rounds=rounds,
     )
     run_overhead(config)
 

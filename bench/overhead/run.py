@@ -3,6 +3,11 @@
 For each target, streamed and not, at each concurrency: latency p50/p99, throughput, and
 the CPU seconds per request of the server's processes (and of the upstream's, for scale).
 Added latency is a target's percentile minus the direct one's in the same cell.
+
+Every server is up for the whole run and each cell's requests are sent in `rounds`, the
+targets taking turns within a round (in another order each round): measured one after
+another, minutes apart, the same server's cell moved on shared cores by more than the gaps
+between servers.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class OverheadConfig:
     concurrencies: tuple[int, ...] = (1, 32)
     requests: dict[int, int] = field(default_factory=dict)  # per concurrency; default by --quick
     warmup: int = 20
+    rounds: int = 3  # each cell's requests in this many turns, the targets alternating
     workers: tuple[int, ...] = (1, 2)
     litellm_proxy: bool = True
     keys: bool = False  # also one worker with an agent key, and with a rate-limited one
@@ -101,34 +107,67 @@ def serving(
         yield url, server, targets.PROXY_KEY
 
 
-def measure(
-    url: str,
-    server: Server | None,
-    upstream: Server,
-    stream: bool,
-    concurrency: int,
-    n: int,
-    warmup: int,
-    key: str = targets.PROXY_KEY,  # LiteLLM's proxy checks it, shadowswitch with agent keys too
-) -> dict[str, Any]:
-    asyncio.run(run_load(url, stream, concurrency, max(warmup, concurrency), key))
-    before = (cpu_seconds(server.pid) if server else 0.0, cpu_seconds(upstream.pid))
-    sample: Sample = asyncio.run(run_load(url, stream, concurrency, n, key))
-    after = (cpu_seconds(server.pid) if server else 0.0, cpu_seconds(upstream.pid))
-    done = max(len(sample.latencies_ms), 1)
-    return {
-        "stream": stream,
-        "concurrency": concurrency,
-        "requests": n,
-        "ok": len(sample.latencies_ms),
-        "errors": sample.errors,
-        "first_error": sample.first_error,
-        "p50_ms": _round(sample.percentile(50)),
-        "p99_ms": _round(sample.percentile(99)),
-        "throughput_rps": round(sample.throughput, 1),
-        "server_cpu_ms_per_request": round((after[0] - before[0]) * 1000 / done, 2) if server else None,
-        "upstream_cpu_ms_per_request": round((after[1] - before[1]) * 1000 / done, 2),
-    }
+@dataclass
+class Live:
+    """A target being measured: where to send, its server (None: the upstream itself), the
+    bearer, and what its current cell has gathered so far."""
+
+    target: Target
+    url: str
+    server: Server | None
+    key: str
+    sample: Sample = field(default_factory=Sample)
+    cpu_s: tuple[float, float] = (0.0, 0.0)  # the server's, the upstream's
+
+    def start_cell(self) -> None:
+        self.sample, self.cpu_s = Sample(), (0.0, 0.0)
+
+    def measure(self, upstream: Server, stream: bool, concurrency: int, n: int, warmup: int) -> None:
+        """One turn: `warmup` requests unmeasured, then `n` added to the cell."""
+        if warmup:
+            asyncio.run(run_load(self.url, stream, concurrency, max(warmup, concurrency), self.key))
+        before = (cpu_seconds(self.server.pid) if self.server else 0.0, cpu_seconds(upstream.pid))
+        got: Sample = asyncio.run(run_load(self.url, stream, concurrency, n, self.key))
+        after = (cpu_seconds(self.server.pid) if self.server else 0.0, cpu_seconds(upstream.pid))
+        self.sample.latencies_ms += got.latencies_ms
+        self.sample.errors += got.errors
+        self.sample.first_error = self.sample.first_error or got.first_error
+        self.sample.wall_s += got.wall_s
+        self.cpu_s = (self.cpu_s[0] + after[0] - before[0], self.cpu_s[1] + after[1] - before[1])
+
+    def cell(self, stream: bool, concurrency: int, n: int) -> dict[str, Any]:
+        sample, done = self.sample, max(len(self.sample.latencies_ms), 1)
+        return {
+            "target": self.target.name,
+            "workers": self.target.workers,
+            "stream": stream,
+            "concurrency": concurrency,
+            "requests": n,
+            "ok": len(sample.latencies_ms),
+            "errors": sample.errors,
+            "first_error": sample.first_error,
+            "p50_ms": _round(sample.percentile(50)),
+            "p99_ms": _round(sample.percentile(99)),
+            "throughput_rps": round(sample.throughput, 1),
+            "server_cpu_ms_per_request": round(self.cpu_s[0] * 1000 / done, 2) if self.server else None,
+            "upstream_cpu_ms_per_request": round(self.cpu_s[1] * 1000 / done, 2),
+        }
+
+
+def measure_cell(
+    live: list[Live], upstream: Server, stream: bool, concurrency: int, n: int, config: OverheadConfig
+) -> list[dict[str, Any]]:
+    """One cell for every target: `n` requests each, in `config.rounds` turns, the targets in
+    another order each round (rotated), so that what the shared machine does meanwhile falls on
+    all of them alike."""
+    rounds = max(1, min(config.rounds, n))
+    for one in live:
+        one.start_cell()
+    for r in range(rounds):
+        share = n // rounds + (1 if r < n % rounds else 0)
+        for one in live[r % len(live) :] + live[: r % len(live)]:
+            one.measure(upstream, stream, concurrency, share, config.warmup if r == 0 else 0)
+    return [one.cell(stream, concurrency, n) for one in live]
 
 
 def _round(value: float | None) -> float | None:
@@ -203,17 +242,23 @@ def run_overhead(config: OverheadConfig) -> dict[str, Any]:
         port = free_port()
         cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(port)]
         cmd += ["--delay-ms", str(config.delay_ms)]
-        with started(cmd, f"http://127.0.0.1:{port}/v1/models", workdir / "upstream.log") as upstream:
+        with (
+            started(cmd, f"http://127.0.0.1:{port}/v1/models", workdir / "upstream.log") as upstream,
+            contextlib.ExitStack() as servers,
+        ):
             upstream_v1 = f"http://127.0.0.1:{port}/v1"
-            for target in chosen:
-                console.print(f"[bold]{target.name}[/bold]")
-                with serving(target, workdir, upstream_v1, config.proxy_python) as (url, server, key):
-                    for stream in (False, True):
-                        for conc in config.concurrencies:
-                            n = config.count(conc)
-                            cell = measure(url, server, upstream, stream, conc, n, config.warmup, key)
-                            cells.append({"target": target.name, "workers": target.workers, **cell})
-                            console.print(f"  {_line(cells[-1])}")
+            live = []
+            for target in chosen:  # all up at once: their cells are measured in alternate turns
+                url, server, key = servers.enter_context(
+                    serving(target, workdir, upstream_v1, config.proxy_python)
+                )
+                live.append(Live(target, url, server, key))
+            for stream in (False, True):
+                for conc in config.concurrencies:
+                    console.print(f"[bold]{'streamed' if stream else 'JSON'}, concurrency {conc}[/bold]")
+                    for cell in measure_cell(live, upstream, stream, conc, config.count(conc), config):
+                        cells.append(cell)
+                        console.print(f"  {_line(cell)}")
     add_overheads(cells)
     results = {
         "benchmark": "overhead",
@@ -226,6 +271,8 @@ def run_overhead(config: OverheadConfig) -> dict[str, Any]:
             "concurrencies": list(config.concurrencies),
             "requests": {str(c): config.count(c) for c in config.concurrencies},
             "quick": config.quick,
+            "rounds": config.rounds,
+            "order": "every server up at once; each cell's requests in rounds, the servers taking turns",
             "client": "aiohttp, closed loop, in the benchmark's own process",
             "floor": "bare FastAPI, one route awaiting litellm.acompletion (bench/overhead/floor.py)",
             "shadowswitch": "serve --no-models, a mode-off policy matched by model, SQLite records",
@@ -245,7 +292,8 @@ def _line(cell: dict[str, Any]) -> str:
     kind = "stream" if cell["stream"] else "json  "
     cpu = cell["server_cpu_ms_per_request"]
     return (
-        f"{kind} c={cell['concurrency']:<3} p50 {cell['p50_ms']} ms  p99 {cell['p99_ms']} ms  "
+        f"{cell['target']:<16} {kind} c={cell['concurrency']:<3} "
+        f"p50 {cell['p50_ms']} ms  p99 {cell['p99_ms']} ms  "
         f"{cell['throughput_rps']} req/s  cpu {cpu} ms/req  errors {cell['errors']}"
     )
 

@@ -29,6 +29,7 @@ def test_a_tiny_run_writes_every_cell_with_the_keyed_workers(tmp_path: Path) -> 
     assert results["benchmark"] == "overhead"
     assert results["machine"]["cores"] and results["versions"]["litellm"] and "git_commit" in results
     assert "litellm-proxy" in results["skipped"]
+    assert results["config"]["rounds"] == 3  # every server up at once, taking turns in each cell
     cells = results["cells"]
     targets = ("direct", "floor", "shadowswitch-1w", "shadowswitch-1w-key", "shadowswitch-1w-key-rpm")
     assert {(c["target"], c["stream"], c["concurrency"]) for c in cells} == {
