@@ -140,6 +140,21 @@ def test_the_engine_abstains_on_a_value_of_an_unreliable_origin_and_only_there(l
     assert local_engine.decide_sync(view, POLICY, elsewhere).abstain_reason is None
 
 
+def test_the_engine_holds_back_a_tool_whose_calls_rarely_agreed(local_engine: Any) -> None:
+    """The real engine fills the call of a tool the state's pairs show unproven (its calls agreed
+    in under half of them) and abstains with `unproven_tool`, keeping the values for learning; a
+    tool whose calls agreed, or none judged yet, is served as before."""
+    text = "Please unlock the account of user 'annsmith'"
+    view = ChatView.parse({"model": "m", "messages": [{"role": "user", "content": text}], "tools": TOOLS})
+    encoder = local_engine.engine.models.encoder_id
+    memory = Memory(1, encoder, np.zeros((0, 384), np.float32), np.array([], object), 0.0, 0.0)
+    held = local_engine.decide_sync(view, POLICY, replace(memory, rates={UNLOCK: 0.25}))
+    assert held.name == UNLOCK and held.abstain_reason == f"unproven_tool: {UNLOCK}", held
+    assert held.arguments == {"username": "annsmith"}  # what it would have said, for learning
+    for rates in ({UNLOCK: 0.9}, {"get_weather": 0.1}):
+        assert local_engine.decide_sync(view, POLICY, replace(memory, rates=rates)).abstain_reason is None
+
+
 WEATHER = "get_weather"
 PROXY_TOOLS = [
     *TOOLS,
