@@ -256,17 +256,15 @@ def test_the_exemplar_keeps_the_tools_already_called_this_turn(tmp_path: Any) ->
     assert row.label == "__no_tool__" and row.blocked == ["get_weather"]
 
 
+def memory_of(pairs: list[Pair], weight: float, **more: Any) -> Memory:
+    """A served memory whose exemplars are `pairs`."""
+    vectors, labels = np.stack([p.vector for p in pairs]), np.array([p.label for p in pairs], dtype=object)
+    return Memory(1, "e", vectors, labels, weight=weight, min_confidence=0.5, **more)
+
+
 def test_the_served_memory_votes_with_exemplars_at_the_same_point_of_their_turn() -> None:
     pairs = turns_ending_in_text(4, n=20)
-    memory = Memory(
-        1,
-        "e",
-        np.stack([p.vector for p in pairs]),
-        np.array([p.label for p in pairs], dtype=object),
-        weight=0.8,
-        min_confidence=0.5,
-        turns=np.array(["|".join(sorted(p.blocked)) for p in pairs], dtype=object),
-    )
+    memory = memory_of(pairs, 0.8, turns=np.array(["|".join(sorted(p.blocked)) for p in pairs], dtype=object))
     step = pairs[0]  # a call step of get_weather; its text step shares its vector
     fresh = memory.mix(memory.similarities(step.vector), step.zero_shot)
     after = memory.mix(memory.similarities(step.vector, {"get_weather"}), step.zero_shot)
@@ -286,15 +284,7 @@ def test_neighbours_are_alike_in_the_user_words_and_in_what_the_conversation_is_
         for i in range(12)
         for label, about in ((("get_order", order),) if i < 9 else (("transfer_to_human", person),))
     ]
-    memory = Memory(
-        1,
-        "e",
-        np.stack([p.vector for p in pairs]),
-        np.array([p.label for p in pairs], dtype=object),
-        weight=0.9,
-        min_confidence=0.5,
-        purposes=purposes(pairs, DIM),
-    )
+    memory = memory_of(pairs, 0.9, purposes=purposes(pairs, DIM))
     asked = near(said, rng)
     for about, expected in ((order, "get_order"), (person, "transfer_to_human")):
         mixed = memory.mix(memory.similarities(asked, opening=near(about, rng)), zero_shot)
@@ -314,6 +304,6 @@ def test_a_tool_whose_calls_rarely_agreed_is_not_served() -> None:
     calls = np.array([1.0] * 20 + [0.0, math.nan, math.nan, math.nan] + [math.nan] * 4)
     rates = tool_rates(labels, calls)
     assert rates["get_order"] > 0.95 and rates["update_address"] < 0.3 and "__no_tool__" not in rates
-    memory = Memory(1, "e", kinds(np.random.default_rng(5), len(labels)), labels, 0.5, 0.6, rates=rates)
+    memory = Memory(1, "e", kinds(np.random.default_rng(5), len(labels)), labels, 0.5, 0.6, calls=calls)
     assert memory.unproven("update_address")
     assert not memory.unproven("get_order") and not memory.unproven("cancel_order")

@@ -147,12 +147,16 @@ def test_the_engine_holds_back_a_tool_whose_calls_rarely_agreed(local_engine: An
     text = "Please unlock the account of user 'annsmith'"
     view = ChatView.parse({"model": "m", "messages": [{"role": "user", "content": text}], "tools": TOOLS})
     encoder = local_engine.engine.models.encoder_id
-    memory = Memory(1, encoder, np.zeros((0, 384), np.float32), np.array([], object), 0.0, 0.0)
-    held = local_engine.decide_sync(view, POLICY, replace(memory, rates={UNLOCK: 0.25}))
+
+    def judged(label: str, agreed: float) -> Memory:  # one pair, whose call of `label` agreed or not
+        vectors = np.zeros((1, 384), np.float32)  # no neighbour of any request: only the record counts
+        return Memory(1, encoder, vectors, np.array([label], object), 0.0, 0.0, calls=np.array([agreed]))
+
+    held = local_engine.decide_sync(view, POLICY, judged(UNLOCK, 0.0))
     assert held.name == UNLOCK and held.abstain_reason == f"unproven_tool: {UNLOCK}", held
     assert held.arguments == {"username": "annsmith"}  # what it would have said, for learning
-    for rates in ({UNLOCK: 0.9}, {"get_weather": 0.1}):
-        assert local_engine.decide_sync(view, POLICY, replace(memory, rates=rates)).abstain_reason is None
+    for memory in (judged(UNLOCK, 1.0), judged("get_weather", 0.0)):
+        assert local_engine.decide_sync(view, POLICY, memory).abstain_reason is None
 
 
 WEATHER = "get_weather"

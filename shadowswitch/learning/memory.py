@@ -17,6 +17,7 @@ Plain numpy: 10,000 exemplars cost a (10,000 × 384) product, about a millisecon
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,7 +60,6 @@ class Memory:
     usual: dict[str, list[str]] = field(default_factory=dict)  # tool → params the upstream always sets
     calls: np.ndarray[Any, Any] | None = None  # (n,) whole call agreed: 1, 0, or nan (not known)
     call_prior: float = 0.5  # the task type's call agreement, where no neighbour says
-    rates: dict[str, float] = field(default_factory=dict)  # per tool, its calls agreeing (`tool_rates`)
     turns: np.ndarray[Any, Any] | None = None  # (n,) `turn_key` of the tools already called
     purposes: np.ndarray[Any, Any] | None = None  # (n, dim) each exemplar's `purpose_of` (None: not read)
     head: Head | None = None  # the trained choice model (None: start from the zero-shot ranking)
@@ -91,8 +91,7 @@ class Memory:
         point of its user turn (other tools already called, a walk or none): see `turn_key`."""
         sims = np.asarray(self.vectors @ query.astype(np.float32))
         if self.purposes is not None and len(self.purposes) == len(sims):
-            purpose = purpose_of(query, opening).astype(np.float32)
-            sims = (sims + np.asarray(self.purposes @ purpose)) / 2
+            sims = mean_of(sims, self.purposes @ purpose_of(query, opening).astype(np.float32))
         if self.turns is not None and len(self.turns):
             sims = np.where(self.turns == turn_key(called, turn), sims, -1.0)
         return sims
@@ -123,6 +122,11 @@ class Memory:
         """How likely the engine's whole call of `tool` agrees, for a request this close."""
         calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)
         return call_rate(sims, self.labels, calls, tool, self.call_prior, self.floor)
+
+    @functools.cached_property
+    def rates(self) -> dict[str, float]:
+        """Per tool, how often the engine's calls of it agreed (`tool_rates`)."""
+        return tool_rates(self.labels, self.calls) if self.calls is not None else {}
 
     def unproven(self, tool: str) -> bool:
         """The engine's calls of `tool` agreed less than half the time in this state's pairs."""
@@ -159,7 +163,12 @@ def alike(pairs: Sequence[Any], memory: Sequence[Any]) -> np.ndarray[Any, Any]:
     order's status is in their opening words, and it decides the next step."""
     words = np.stack([p.vector for p in pairs]) @ np.stack([m.vector for m in memory]).T
     dim = len(pairs[0].vector)
-    return np.asarray((words + purposes(pairs, dim) @ purposes(memory, dim).T) / 2)
+    return mean_of(words, purposes(pairs, dim) @ purposes(memory, dim).T)
+
+
+def mean_of(words: np.ndarray[Any, Any], purpose: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The two cosines weigh alike: the words say what is asked now, the purpose what for."""
+    return np.asarray((words + purpose) / 2)
 
 
 def floor_for(encoder: str) -> float:
@@ -212,7 +221,6 @@ def call_rate(
 def tool_rates(labels: np.ndarray[Any, Any], calls: np.ndarray[Any, Any]) -> dict[str, float]:
     """Per tool, the share of its pairs where the engine's whole call agreed (where known;
     Jeffreys-smoothed, so one that never agreed in one pair is at 0.25, in two at 0.17)."""
-
     out: dict[str, float] = {}
     known = ~np.isnan(calls)
     for tool in sorted(set(labels[known].tolist()) - {NO_TOOL}):

@@ -22,7 +22,7 @@ from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import Memory, purposes, tool_rates, turn_key
+from shadowswitch.learning.memory import Memory, purposes, turn_key
 from shadowswitch.learning.regions import in_force
 from shadowswitch.learning.rules import learned_rules, usual_parameters
 from shadowswitch.store.exemplars import ExemplarStore
@@ -94,20 +94,17 @@ class ServedMemories:
         calls = [(r.label, r.arguments) for r in rows]
         constants, unreliable = learned_rules(calls)
         pairs = [to_pair(r) for r in rows]
-        labels = np.array([r.label for r in rows], dtype=object)
-        calls_agreed = np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64)
         return Memory(
             version=state.version,
             encoder=state.encoder,
             vectors=vectors.astype(np.float32),
-            labels=labels,
+            labels=np.array([r.label for r in rows], dtype=object),
             weight=state.memory_weight,
             min_confidence=_threshold(self.certified(task, state.version), state.min_confidence),
             constants=constants,
             usual=usual_parameters(calls),
-            calls=calls_agreed,
+            calls=np.array([p.call(constants, unreliable) for p in pairs], dtype=np.float64),
             call_prior=args_rate(pairs),
-            rates=tool_rates(labels, calls_agreed),
             turns=np.array([turn_key(r.blocked, r.turn) for r in rows], dtype=object),
             purposes=purposes(pairs, dim),
             head=Head.from_bytes(state.head) if state.head else None,
