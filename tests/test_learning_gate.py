@@ -222,6 +222,22 @@ def test_a_tool_already_called_this_turn_is_an_abstention_not_a_wrong_answer() -
     assert fit(unaware, target=0.95).coverage < 0.1
 
 
+def test_the_next_look_up_of_a_walk_is_judged_as_the_engine_serves_it() -> None:
+    """The decider serves a tool called this turn again while a list of ids is walked; the
+    evaluation judges that step as served (right or wrong), not as an abstention."""
+    rng = np.random.default_rng(3)
+    vector = unit(rng.normal(size=DIM))
+    zero_shot = {"get_weather": 0.9, "get_forecast": 0.05, "__no_tool__": 0.05}
+    called, walk = frozenset({"get_weather"}), {"open_walks": 1}
+    walking = Pair(1, vector, "get_weather", zero_shot, "get_weather", "agree", blocked=called, turn=walk)
+    done = Pair(2, vector, "__no_tool__", zero_shot, "get_weather", "none", blocked=called, turn=walk)
+    repeated = Pair(3, vector, "get_weather", zero_shot, "get_weather", "agree", blocked=called)
+    walked, wrong, refused = decide([walking, done, repeated], [], 0.0, 0.5)
+    assert not walked.blocked and walked.correct == 1.0
+    assert not wrong.blocked and wrong.correct == 0.0  # served, and wrong: it counts against
+    assert refused.blocked  # no walk: `repeated_call`, an abstention
+
+
 def test_the_exemplar_keeps_the_tools_already_called_this_turn(tmp_path: Any) -> None:
     import anyio
 
