@@ -1,16 +1,16 @@
 """The pointer's prior, fitted and judged on development traffic without the models.
 
-For every upstream call of the help desk's and the travel agent's recorded steps (and BFCL's
-development files), each text or number argument is offered the request's memory values
-(`arguments/pointer.offers`, with the hand-set prior). Per traffic: the share of arguments whose
-upstream value is among the offers (`offered`), whose value the prior puts first (`top1`), and,
-at the serving rule (`recall.SERVE`, `recall.MARGIN`), how many it would serve and how many of
-those are right. Then a conditional logit (`learning/values.fit`, offset: the prior's score) is
-fitted on the first `--train` share of each traffic's calls and judged on the rest, the way a
-state's learned pointer is (`values.fit_pointer`); `--absolute` fits from zero offsets instead
-and prints the weights a new prior could take.
+For every upstream call of the help desk's and the travel agent's recorded steps (the shop agent's
+stream steps, and BFCL's development files), each text or number argument is offered the request's
+memory values (`arguments/pointer.offers`, with the hand-set prior). Per traffic: the share of
+arguments whose upstream value is among the offers (`offered`), whose value the prior puts first
+(`top1`), and, at the serving rule (`recall.SERVE`, `recall.MARGIN`), how many it would serve and
+how many of those are right. Then a conditional logit (`learning/values.fit`, offset: the prior's
+score) is fitted on the first `--train` share of each traffic's calls and judged on the rest, the
+way a state's learned pointer is (`values.fit_pointer`); `--absolute` fits from zero offsets
+instead and prints the weights a new prior could take.
 
-    python -m bench.pointer_prior [--traffic helpdesk travel bfcl] [--train 0.7] [--absolute]
+    python -m bench.pointer_prior [--traffic helpdesk shop travel bfcl] [--train 0.7] [--absolute]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench.arguments_eval import Item, bfcl, helpdesk, travel
+from bench.arguments_eval import Item, bfcl, helpdesk, shop, travel
 from shadowswitch.engines.local.arguments.memory import MemoryReader
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.pointer import SCALAR_KINDS, offers
@@ -80,13 +80,13 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--traffic", nargs="+", choices=("helpdesk", "travel", "bfcl"), default=["helpdesk", "travel"]
+        "--traffic", nargs="+", choices=("helpdesk", "shop", "travel", "bfcl"), default=["helpdesk", "travel"]
     )
     parser.add_argument("--train", type=float, default=0.7, help="share of each traffic's calls fitted on")
     parser.add_argument("--bfcl-limit", type=int, default=40)
     parser.add_argument("--absolute", action="store_true", help="fit from zero offsets (a new prior)")
     args = parser.parse_args()
-    sources = {"helpdesk": helpdesk, "travel": travel, "bfcl": lambda: bfcl(args.bfcl_limit)}
+    sources = {"helpdesk": helpdesk, "shop": shop, "travel": travel, "bfcl": lambda: bfcl(args.bfcl_limit)}
     train: list[Example] = []
     tests: dict[str, list[Example | None]] = {}
     for name in args.traffic:
