@@ -126,7 +126,10 @@ def test_the_engine_abstains_on_a_value_of_an_unreliable_origin_and_only_there(l
     text = "Please unlock the account of user 'annsmith'"
     view = ChatView.parse({"model": "m", "messages": [{"role": "user", "content": text}], "tools": TOOLS})
     encoder = local_engine.engine.models.encoder_id
-    memory = Memory(1, encoder, np.zeros((0, 384), np.float32), np.array([], object), 0.0, 0.0)
+    proven = {"calls": np.array([1.0])}  # one pair, far from any request, whose call agreed
+    memory = Memory(
+        1, encoder, np.zeros((1, 384), np.float32), np.array([UNLOCK], object), 0.0, 0.0, **proven
+    )
     plain = local_engine.decide_sync(view, POLICY, memory)
     assert plain.name == UNLOCK and plain.abstain_reason is None, plain
     assert plain.arguments == {"username": "annsmith"}, plain
@@ -142,8 +145,8 @@ def test_the_engine_abstains_on_a_value_of_an_unreliable_origin_and_only_there(l
 
 def test_the_engine_holds_back_a_tool_whose_calls_rarely_agreed(local_engine: Any) -> None:
     """The real engine fills the call of a tool the state's pairs show unproven (its calls agreed
-    in under half of them) and abstains with `unproven_tool`, keeping the values for learning; a
-    tool whose calls agreed, or none judged yet, is served as before."""
+    in under half of them, or none of them judged) and abstains with `unproven_tool`, keeping the
+    values for learning; a tool whose calls agreed is served as before."""
     text = "Please unlock the account of user 'annsmith'"
     view = ChatView.parse({"model": "m", "messages": [{"role": "user", "content": text}], "tools": TOOLS})
     encoder = local_engine.engine.models.encoder_id
@@ -155,8 +158,9 @@ def test_the_engine_holds_back_a_tool_whose_calls_rarely_agreed(local_engine: An
     held = local_engine.decide_sync(view, POLICY, judged(UNLOCK, 0.0))
     assert held.name == UNLOCK and held.abstain_reason == f"unproven_tool: {UNLOCK}", held
     assert held.arguments == {"username": "annsmith"}  # what it would have said, for learning
-    for memory in (judged(UNLOCK, 1.0), judged("get_weather", 0.0)):
-        assert local_engine.decide_sync(view, POLICY, memory).abstain_reason is None
+    assert local_engine.decide_sync(view, POLICY, judged(UNLOCK, 1.0)).abstain_reason is None
+    never = local_engine.decide_sync(view, POLICY, judged("get_weather", 0.0))  # no pair of UNLOCK
+    assert never.abstain_reason == f"unproven_tool: {UNLOCK}", never
 
 
 WEATHER = "get_weather"

@@ -40,7 +40,7 @@ K = 8  # neighbours that vote
 FLOORS = {"all-MiniLM-L6-v2": 0.6, "multilingual-e5-small.q4": 0.9}
 FLOOR = 0.6  # an encoder not listed
 PRIOR_WEIGHT = 1.0  # pseudo-neighbours at the task type's rate in a call-agreement estimate
-UNPROVEN = 0.5  # the rate of a tool no pair has shown agreeing or not (Jeffreys): not vetoed
+UNPROVEN = 0.5  # the rate of a tool no pair has shown agreeing or not (Jeffreys): held back
 NO_TOOL = "__no_tool__"
 TEMPERATURE = 0.05  # closer neighbours count more: weight exp((cos - best) / T)
 FULL = 3  # neighbours above the floor for the vote to count in full
@@ -129,8 +129,9 @@ class Memory:
         return tool_rates(self.labels, self.calls) if self.calls is not None else {}
 
     def unproven(self, tool: str) -> bool:
-        """The engine's calls of `tool` agreed less than half the time in this state's pairs."""
-        return unproven(self.rates.get(tool, UNPROVEN))
+        """The engine's calls of `tool` did not agree more often than not in this state's pairs
+        (none judged: not shown to). A memory without its calls' record holds nothing back."""
+        return self.calls is not None and unproven(self.rates.get(tool, UNPROVEN))
 
 
 def turn_key(called: Iterable[str] | None, turn: Mapping[str, Any] | None = None) -> str:
@@ -230,13 +231,15 @@ def tool_rates(labels: np.ndarray[Any, Any], calls: np.ndarray[Any, Any]) -> dic
 
 
 def unproven(rate: float) -> bool:
-    """A tool whose calls the engine got right less than half the time where it was judged: its
-    call is not served, however sure the choice (`unproven_tool`). A write whose values the engine
-    has not yet read right (an address split into its fields, from an earlier turn) would
-    otherwise be served the first time the filler finds something for every field, on the
-    look-ups' record: a "zip" of "code". The same bar as an unreliable value origin's
-    (`origins.BELOW`), on the whole call."""
-    return rate < BELOW
+    """A tool whose calls the engine did not get right more often than not where they were judged,
+    or that no pair has judged (Jeffreys-smoothed rate at most one half): its call is not served,
+    however sure the choice (`unproven_tool`). A write whose values the engine has not yet read
+    right (an address split into its fields, from an earlier turn) would otherwise be served the
+    first time the filler finds something for every field, on the look-ups' record: a "zip" of
+    "code"; or, its its one judged pair unjudged once the learned pointer is unsure of a
+    value, with an optional field the upstream sets left out. The bar of an unreliable value
+    origin (`origins.BELOW`), on the whole call."""
+    return rate <= BELOW
 
 
 def call_agreed(

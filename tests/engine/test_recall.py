@@ -162,6 +162,8 @@ def test_a_records_own_id_overrules_a_guess_from_the_words() -> None:
     overrule(guessed, CUSTOMER, memory)
     assert guessed.arguments == {"customer_id": "cus_1042"}
     assert guessed.sources["customer_id"]["path"] == "customer_id"
+    read = guessed.read["customer_id"]  # what the memory offered: a case for the learned pointer
+    assert read.values[read.picked] == "cus_1042" and all("memory" in f for f in read.features)
     said = Filled(arguments={"customer_id": "cus_1042"}, sources={"customer_id": {"source": "text"}})
     overrule(said, CUSTOMER, memory)
     assert said.sources["customer_id"] == {"source": "text"}

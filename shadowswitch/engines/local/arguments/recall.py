@@ -16,7 +16,9 @@ After the last user turn, the earlier turns and this turn's tool results (`fille
 
 `overrule` goes further for an id the words do not hold: a value the filler read, no leaf named
 as the parameter, gives way to a tool result's leaf named as the parameter when that leaf is the
-memory's sure offer.
+memory's sure offer. Either way what the memory offered is recorded, so that the pairs say how
+sure the pointer is of such a copy (a customer's id after the look-up by email) rather than its
+score's distance to the next offer alone.
 
 A served value's provenance is where it is: `source: text`, the message's index and role, the
 JSON `path` of a leaf, and its span when it has one. What each parameter was offered is recorded
@@ -98,7 +100,9 @@ def overrule(
                 filled.missing.append(p.name)
         if not found or found[0].found.role != "tool" or "key_name" not in found[0].features:
             continue
-        if _sure(found, _margin(pointer, tool, p)) and is_valid(found[0].value, p.schema):
+        copied = _sure(found, _margin(pointer, tool, p)) and is_valid(found[0].value, p.schema)
+        _record(filled, p, found, copied)  # what the memory offered: learning's pointer cases
+        if copied:
             filled.put(p.name, (found[0].value, provenance(found[0].found)))
             if p.name in filled.missing:
                 filled.missing.remove(p.name)
@@ -128,14 +132,21 @@ def _scalar(
         if o.found.message != memory.last_user and value_key(o.value) not in taken
     ]
     sure = _sure(found, _margin(pointer, tool, p))
+    _record(filled, p, found, sure)
+    return (found[0].value, provenance(found[0].found)) if sure else None
+
+
+def _record(filled: Filled, p: Param, found: list[Offer], taken: bool) -> None:
+    """The memory's best offers for `p` in the trace (the exemplar keeps their features, which
+    one the engine took and which one the upstream's is: `learning/values.fit_pointer`'s cases,
+    and the margin its pairs show the pointer sure at for `p`)."""
     if found:
         top = found[:RECORDED]
         filled.read[p.name] = Read(
             tuple(o.value for o in top),
             tuple({**o.features, "base": o.prior} for o in top),
-            0 if sure else -1,
+            0 if taken else -1,
         )
-    return (found[0].value, provenance(found[0].found)) if sure else None
 
 
 def _sure(found: list[Offer], margin: float | None) -> bool:
