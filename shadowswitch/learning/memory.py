@@ -236,7 +236,7 @@ def unproven(rate: float) -> bool:
     however sure the choice (`unproven_tool`). A write whose values the engine has not yet read
     right (an address split into its fields, from an earlier turn) would otherwise be served the
     first time the filler finds something for every field, on the look-ups' record: a "zip" of
-    "code"; or, its its one judged pair unjudged once the learned pointer is unsure of a
+    "code"; or, its one judged pair no longer judged once the learned pointer is unsure of a
     value, with an optional field the upstream sets left out. The bar of an unreliable value
     origin (`origins.BELOW`), on the whole call."""
     return rate <= BELOW
