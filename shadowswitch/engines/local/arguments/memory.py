@@ -94,6 +94,7 @@ class ValueMemory:
     sent: set[tuple[str, str]] = field(default_factory=set)  # (tool, normalised value) sent
     focus: set[str] = field(default_factory=set)  # normalised values the agent's latest call sent
     last_reply: str = ""  # the agent's last text reply
+    user_text: str = ""  # every user turn, one per line
 
     def __iter__(self) -> Iterator[Found]:
         return iter(self.found)
@@ -114,6 +115,7 @@ class MemoryReader:
             text = message_text(message)
             if role == "user":
                 memory.last_user = i
+                memory.user_text += text + "\n"
             if role == "assistant":
                 self._calls(message, i, memory)
                 calls.update(call_names(message))

@@ -21,7 +21,10 @@ parameter's type. Its features say how well its place fits the parameter, not wh
   it is the first of its list no call has sent yet (`first_unused`) or one a call already sent
   (`list_used`): a list of ids is walked one call at a time, once the agent began it (the first
   of a list nothing was taken from, `list_first`, is left to learning; so are `same_call`, `focus`
-  and `said`, which weigh nothing in the prior: each agent's pairs say what they weigh).
+  and `said`, which weigh nothing in the prior: each agent's pairs say what they weigh);
+- for an id of a tool result, whether another value of its record is written in the user's turns
+  (`record_said`: "my Amex card" for the method whose `brand` is Amex) or the agent's last reply
+  (`record_mentioned`): `records.py`, learned only, like `said`.
 
 The score is linear in the features: the prior's hand-set weights (`PRIOR`), or a learned state's
 shared weights (`learning/values.fit_pointer`), fitted on exemplars over every tool and parameter.
@@ -41,6 +44,7 @@ from shadowswitch.engines.local.arguments.elsewhere import as_param
 from shadowswitch.engines.local.arguments.features import example_shapes, shape
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, stem
+from shadowswitch.engines.local.arguments.records import named
 from shadowswitch.engines.local.arguments.results import singular, words
 
 SCALAR_KINDS = ("string", "integer", "number")
@@ -110,6 +114,7 @@ def offers(
     writes = bool(WRITES.match(tool))
     walks = walks_of(memory)
     said = {value_key(f.entry.value) for f in memory if f.role == "user"}
+    records = named(memory)
     typed: dict[tuple[type, Any], Any] = {}  # a value read once per request, however often written
     counts: dict[str, int] = {}
     places: dict[tuple[str, str, int, str, str], tuple[Any, Found]] = {}  # one per place and value
@@ -139,6 +144,8 @@ def offers(
             feats["focus"] = 1.0
         if key in said:
             feats["said"] = 1.0
+        if stems(found.entry.key)[-1:] and stems(found.entry.key)[-1] in ID_WORDS:
+            feats.update(records.features(found))  # an id is chosen by its record, never said
         if writes and found.role == "tool" and "key_name" in feats:
             feats["stale"] = 1.0
         prior = score = linear(feats, PRIOR)
