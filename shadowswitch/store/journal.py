@@ -50,7 +50,11 @@ class Journal:
 
 
 def encode_line(item: Item) -> bytes:
-    return json.dumps(item, default=str, separators=(",", ":")).encode() + b"\n"
+    return _ENCODER.encode(item).encode() + b"\n"
+
+
+# json.dumps(item, default=str, separators=(",", ":")), without building an encoder per line
+_ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
 
 
 def left_behind(directory: Path) -> list[Path]:
