@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +44,7 @@ from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.states import DecisionPath, RolloutMode, Route
 from shadowswitch.store.recorder import DecisionRecorder
-from shadowswitch.store.tables import new_decision
+from shadowswitch.store.tables import new_decision, new_id
 
 if TYPE_CHECKING:
     from shadowswitch.server.metrics import Metrics
@@ -117,7 +116,7 @@ class Pipeline:
         if route == Route.LOCAL and not self._local_serves(policy):
             route = Route.GENERATIVE  # models not loaded (yet): serve, and say so in the record
         decision = new_decision(
-            id=uuid.uuid4().hex,
+            id=new_id(),
             task_type=task or UNCLASSIFIED,
             path=DecisionPath.GENERATIVE,
             route=route,
