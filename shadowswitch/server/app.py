@@ -185,7 +185,7 @@ def create_app(
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    # The agents' routes on the app's own router: an included router's cost 10 µs a request
+    # The agents' routes on the app's own router: behind an included one they cost 10 µs more
     app.router.routes.extend(chat.router.routes)
     for module in (admin, keys, report, health, dashboard, learning_api):
         app.include_router(module.router)
