@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -84,12 +85,19 @@ def parse_json(raw: bytes, limit: int, max_depth: int = 64) -> Any:
     if not raw.strip():
         raise BadRequest("request body is empty; expected a JSON object")
     try:
-        data = json.loads(raw, parse_constant=_no_constant)
+        encoding = json.detect_encoding(raw)
+        data = _DECODER.decode(raw.decode(encoding, "surrogatepass"))  # as json.loads(raw) does
     except RecursionError:
         raise BadRequest(f"request body is nested deeper than {max_depth} levels") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, over-long integers
         raise BadRequest(f"request body is not valid JSON: {exc}") from None
-    _check_tree(data, max_depth)
+    # The tree is walked only when the bytes allow what it looks for: more brackets than
+    # `max_depth` (a byte count is never below the bracket count, in any JSON encoding), or text
+    # that may decode to a surrogate.
+    deep = raw.count(b"{") + raw.count(b"[") > max_depth
+    texts = encoding != "utf-8" or _MAYBE_SURROGATE.search(raw) is not None
+    if deep or texts:
+        _check_tree(data, max_depth, texts)
     return data
 
 
@@ -97,19 +105,26 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def _check_tree(data: Any, max_depth: int) -> None:
-    """Depth and text of every value, iteratively (a recursive walk would itself overflow)."""
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)  # one, not one per request
+# What may decode to an unpaired surrogate: a \uD800-\uDFFF escape, or one encoded in UTF-8.
+_MAYBE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
+def _check_tree(data: Any, max_depth: int, texts: bool = True) -> None:
+    """Depth and (with `texts`) text of every value, iteratively (a recursive walk would itself
+    overflow)."""
     stack = [(data, 1)]
     while stack:
         value, depth = stack.pop()
         if isinstance(value, str):
-            _check_text(value)
+            if texts:
+                _check_text(value)
         elif isinstance(value, dict | list):
             if depth > max_depth:
                 raise BadRequest(f"request body is nested deeper than {max_depth} levels")
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in items:
-                if isinstance(key, str):
+                if texts and isinstance(key, str):
                     _check_text(key)
                 stack.append((item, depth + 1))
 

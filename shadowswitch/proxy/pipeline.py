@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
-from shadowswitch.answers.messages import (
-    apply_choice,
-    apply_validity,
-    call_of,
-    local_message,
-)
+from shadowswitch.answers.messages import apply_choice, apply_validity, call_of, local_message
 from shadowswitch.answers.validate import check_answer
 from shadowswitch.engines.base import TIME_BUDGET, Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
@@ -50,7 +44,7 @@ from shadowswitch.rollouts.routing import sticky_key as make_sticky_key
 from shadowswitch.rollouts.store.live import LiveRollouts
 from shadowswitch.states import DecisionPath, RolloutMode, Route
 from shadowswitch.store.recorder import DecisionRecorder
-from shadowswitch.store.tables import new_decision
+from shadowswitch.store.tables import new_decision, new_id
 
 if TYPE_CHECKING:
     from shadowswitch.server.metrics import Metrics
@@ -116,18 +110,19 @@ class Pipeline:
         policy = self.policies.policies.get(task) if task else None
         view = self.rollouts.view(task) if task else None
         sticky_kind = policy.rollout.sticky_key if policy else "session"
-        key = make_sticky_key(request, incoming.session, sticky_kind)
+        conversation = conversation_key(request)
+        key = make_sticky_key(request, incoming.session, sticky_kind, conversation)
         route: Route = choose_route(task, key, view) if task and view else Route.GENERATIVE
         if route == Route.LOCAL and not self._local_serves(policy):
             route = Route.GENERATIVE  # models not loaded (yet): serve, and say so in the record
         decision = new_decision(
-            id=uuid.uuid4().hex,
+            id=new_id(),
             task_type=task or UNCLASSIFIED,
             path=DecisionPath.GENERATIVE,
             route=route,
             mode=view.mode if view else RolloutMode.OFF,
             sticky_hash=hash_key(key),
-            conversation_hash=conversation_key(request),
+            conversation_hash=conversation,
             stream=request.stream,
             model=request.model,
             key_name=incoming.key.name if incoming.key else None,

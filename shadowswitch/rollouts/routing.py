@@ -36,8 +36,9 @@ def bucket(task_type: str, key: str) -> float:
 
 
 def in_local_group(task_type: str, key: str, percent: float) -> bool:
-    """Raising `percent` only adds keys: a key inside stays inside."""
-    return bucket(task_type, key) < percent
+    """Raising `percent` only adds keys: a key inside stays inside. At 0 % (mode off, shadow, a
+    tripped breaker) no key is inside, and none is hashed."""
+    return percent > 0 and bucket(task_type, key) < percent
 
 
 def choose_route(task_type: str, key: str, view: RolloutView) -> Route:
@@ -58,8 +59,11 @@ def conversation_key(request: ChatView) -> str:
     return hash_key(json.dumps(request.opening))
 
 
-def sticky_key(request: ChatView, session: str | None, kind: str = "session") -> str:
-    """The key a request is bucketed by: the policy's choice, falling back sensibly."""
+def sticky_key(
+    request: ChatView, session: str | None, kind: str = "session", conversation: str | None = None
+) -> str:
+    """The key a request is bucketed by: the policy's choice, falling back sensibly.
+    `conversation`: the request's `conversation_key`, when the caller already has it."""
     user = request.user
     order = {
         "session": (session, user),
@@ -69,7 +73,7 @@ def sticky_key(request: ChatView, session: str | None, kind: str = "session") ->
     for value in order:
         if value:
             return value
-    return conversation_key(request)
+    return conversation or conversation_key(request)
 
 
 def hash_key(key: str) -> str:

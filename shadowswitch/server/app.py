@@ -185,7 +185,9 @@ def create_app(
 
     app = FastAPI(title="shadowswitch", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shadowswitch = state
-    for module in (chat, admin, keys, report, health, dashboard, learning_api):
+    # The agents' routes on the app's own router: behind an included one they cost 10 µs more
+    app.router.routes.extend(chat.router.routes)
+    for module in (admin, keys, report, health, dashboard, learning_api):
         app.include_router(module.router)
     app.mount("/dashboard/static", StaticFiles(directory=dashboard.HERE / "static"), name="dashboard-static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)

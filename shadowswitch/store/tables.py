@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import JSON, Column, DateTime, LargeBinary, Text, UniqueConstraint
 from sqlalchemy.orm import configure_mappers
@@ -12,6 +15,21 @@ from sqlmodel import Field, SQLModel
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """`uuid.uuid4().hex`, its random bytes drawn for 256 ids at once: `os.urandom` releases the
+    GIL, which at concurrency 32 hands the event loop's turn to another thread (journal.py)."""
+    try:
+        return uuid.UUID(bytes=_RANDOM.pop(), version=4).hex
+    except IndexError:
+        block = os.urandom(16 * 256)
+        _RANDOM.extend(block[i : i + 16] for i in range(0, len(block), 16))
+        return new_id()
+
+
+_RANDOM: list[bytes] = []
+os.register_at_fork(after_in_child=_RANDOM.clear)  # a forked worker draws its own
 
 
 def _when(index: bool = False) -> Any:
@@ -59,9 +77,10 @@ class Decision(SQLModel, table=True):
     def __setattr__(self, name: str, value: Any) -> None:
         # A decision no session has seen (the request's own, until it is encoded) has no history
         # to keep: its fields go straight into its dict, not through SQLModel's `__setattr__`
-        # (SQLAlchemy's event, then pydantic's), which cost more than its construction.
+        # (SQLAlchemy's event, then pydantic's), which cost more than its construction. Neither
+        # an identity nor a session id: transient, without `state.transient`'s session lookup.
         state = self.__dict__.get("_sa_instance_state")
-        if state is not None and state.transient and name in _DEFAULTS:
+        if state is not None and state.key is None and state.session_id is None and name in _DEFAULTS:
             self.__dict__[name] = value
             self.__pydantic_fields_set__.add(name)
             return
@@ -79,7 +98,7 @@ def new_decision(**values: Any) -> Decision:
         configure_mappers()  # what the first `Decision()` does; until then its attributes have no impl
         _configured = True
     decision: Decision = Decision._sa_class_manager.new_instance()  # type: ignore[attr-defined]
-    fields = {name: field.get_default(call_default_factory=True) for name, field in _FACTORIES.items()}
+    fields = {name: factory() for name, factory in _FACTORIES.items()}
     fields.update(_DEFAULTS)
     fields.update(values)
     decision.__dict__.update(fields)
@@ -88,8 +107,12 @@ def new_decision(**values: Any) -> Decision:
 
 
 _configured = False
-_FACTORIES = {
-    name: field for name, field in Decision.model_fields.items() if field.default_factory is not None
+# The factories called as they are (`utcnow`): pydantic's `get_default` inspects a factory's
+# signature on every call, which cost more than the rest of `new_decision`.
+_FACTORIES: dict[str, Callable[[], Any]] = {
+    name: cast(Callable[[], Any], field.default_factory)
+    for name, field in Decision.model_fields.items()
+    if field.default_factory is not None
 }
 _DEFAULTS = {
     name: field.default

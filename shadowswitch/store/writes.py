@@ -121,19 +121,18 @@ def _insert_ignoring(connection: Connection, table: Table) -> Any:
 
 
 def _revive(table: Table, values: dict[str, Any]) -> dict[str, Any]:
-    """Timestamps come back from the spool's JSON as text."""
-    times = _time_columns(table)
-    return {key: _timestamp(value) if key in times else value for key, value in values.items()}
+    """Timestamps come back from the spool's JSON as text; a write queued in memory has them as
+    they were, and is written as it is."""
+    text = {key: value for key in _time_columns(table) if isinstance(value := values.get(key), str)}
+    if not text:
+        return values
+    return values | {key: datetime.fromisoformat(value) for key, value in text.items()}
 
 
 @functools.cache
 def _time_columns(table: Table) -> frozenset[str]:
     """Looked up once per table: per row and column it was half the cost of a batch write."""
     return frozenset(c.name for c in table.columns if isinstance(c.type, DateTime))
-
-
-def _timestamp(value: Any) -> Any:
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def _name(item: Item) -> str:
