@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from shadowswitch.engines.local.conversation import repeats
 from shadowswitch.engines.local.learned_state import Unreliable, pointer_of
 from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
 from shadowswitch.learning.deferral import train as train_deferral
@@ -174,7 +175,7 @@ def _outcome(
     constants: dict[str, dict[str, Any]],
     unreliable: Unreliable,
 ) -> Outcome:
-    if repeats(pair, chosen):  # the engine abstains (repeated_call): it does not answer wrong
+    if repeats(chosen, pair.blocked, pair.turn):  # the engine abstains: it does not answer wrong
         return Outcome(confidence, margin, float(chosen == pair.label), True)
     if chosen != pair.label:
         return Outcome(confidence, margin, 0.0, False)
@@ -187,13 +188,6 @@ def _outcome(
         return Outcome(confidence, margin, 0.0, True)
     call = pair.call(constants, unreliable)
     return Outcome(confidence, margin, rate if np.isnan(call) else call, False)
-
-
-def repeats(pair: Pair, chosen: str) -> bool:
-    """The engine would not serve `chosen` here, by the decider's `repeated_call` rule: the tool
-    was already called for this user turn, and no list of ids is being walked (the next look-up
-    of a walk is the same tool again, and is served)."""
-    return chosen in pair.blocked and not pair.turn.get("open_walks")
 
 
 def served(outcomes: Sequence[Outcome], threshold: float, min_margin: float = 0.0) -> list[bool]:

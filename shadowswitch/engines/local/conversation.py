@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +126,13 @@ def called_this_turn(request: ChatView, tool_error: str) -> set[str]:
             if result is None or not failed.search(result):
                 done.add(name)
     return done
+
+
+def repeats(tool: str, called: Collection[str], conversation: Mapping[str, Any]) -> bool:
+    """`repeated_call`: `tool` was already called for this user turn (`called_this_turn`), and no
+    list of ids is being walked (`conversation_state`): the next look-up of a walk is the same
+    tool again, and is served. The decider's rule, and learning's when it replays a pair."""
+    return tool in called and not conversation.get("open_walks")
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from shadowswitch.engines.local.conversation import (
     earlier_turns,
     opening_text,
     query_text,
+    repeats,
     reply_text,
     results_this_turn,
     value_turn,
@@ -311,13 +312,10 @@ class Decider:
         # Abstain before filling where the ranking alone decides it: the fill (the value LM above
         # all) would only add its time to the generative answer that follows.
         reason = _threshold_reason(confidence, gap, len(candidates), policy, memory)
-        if (
-            reason is None
-            and best.kind == "tool"
-            and best.id in called_this_turn(request, policy.feedback.tool_error_regex)
-            and not conversation_state(request)["open_walks"]  # a list of ids looked up one by one
-        ):
-            reason = f"repeated_call: {best.id} was already called for this user turn"
+        if reason is None and best.kind == "tool":
+            called = called_this_turn(request, policy.feedback.tool_error_regex)
+            if repeats(best.id, called, conversation_state(request)):
+                reason = f"repeated_call: {best.id} was already called for this user turn"
         if reason is not None:
             choice = Choice(best.kind, _name(best), abstain_reason=reason)
         else:

@@ -144,8 +144,8 @@ def offers(
             feats["focus"] = 1.0
         if key in said:
             feats["said"] = 1.0
-        if stems(found.entry.key)[-1:] and stems(found.entry.key)[-1] in ID_WORDS:
-            feats.update(records.features(found))  # an id is chosen by its record, never said
+        if set(stems(found.entry.key)[-1:]) & ID_WORDS:  # an id is chosen by its record, never said
+            feats.update(records.features(found))
         if writes and found.role == "tool" and "key_name" in feats:
             feats["stale"] = 1.0
         prior = score = linear(feats, PRIOR)
