@@ -460,6 +460,9 @@ def learning(
         Path | None,
         typer.Option(help="Results JSON [bench/results/learning.json; demo: learning_demo[_zh].json; ...]"),
     ] = None,
+    tune_encoder: Annotated[
+        bool, typer.Option(help="The policy's engine.tune_encoder: learning tunes the encoder's top layers")
+    ] = True,
 ) -> None:
     """Learning curve: local agreement and coverage after 0, 25, 100 and 400 shadow pairs.
 
@@ -486,26 +489,27 @@ def learning(
         from bench.learning_shop import shop_traffic
 
         path = out or Path("bench/results/learning_shop.json")
-        run_learning(points, 40 if quick else test_size, path, timings=False, traffic_set=shop_traffic())
+        run_learning(
+            points, 40 if quick else test_size, path, False, shop_traffic(), tune_encoder=tune_encoder
+        )
         return
     if kind == "helpdesk":  # about 900 stream pairs: the curve at 50, 100, 200, 400 and all
         from bench.learning_helpdesk import helpdesk_traffic
 
         path = out or Path("bench/results/learning_helpdesk.json")
         traffic_set = helpdesk_traffic()
-        run_learning(points, 40 if quick else test_size, path, timings=False, traffic_set=traffic_set)
+        run_learning(points, 40 if quick else test_size, path, False, traffic_set, tune_encoder=tune_encoder)
         return
     if kind == "demo":
         from bench.learning_demo import demo_traffic
 
         suffix = "" if lang == "en" else f"_{lang}"
         path = out or Path(f"bench/results/learning_demo{suffix}.json")
-        run_learning(
-            points, 40 if quick else test_size, path, timings=False, traffic_set=demo_traffic(lang=lang)
-        )
+        demo = demo_traffic(lang=lang)
+        run_learning(points, 40 if quick else test_size, path, False, demo, tune_encoder=tune_encoder)
         return
     path = out or Path("bench/results/learning.json")
-    run_learning(points, 40 if quick else test_size, path, timings=timings and not quick)
+    run_learning(points, 40 if quick else test_size, path, timings and not quick, tune_encoder=tune_encoder)
 
 
 def _checkpoints(text: str) -> list[int]:

@@ -469,6 +469,7 @@ def run_learning(
     timings: bool = True,
     traffic_set: Traffic | None = None,
     proxy: Proxy = serve_proxy,
+    tune_encoder: bool = True,
 ) -> dict[str, Any]:
     import os
     import tempfile
@@ -495,6 +496,7 @@ def run_learning(
             "stream": len(stream),
             "test_pool": len(test),
         },
+        "tune_encoder": tune_encoder,
         "caveat": "2 shared cores, other jobs running: timings are noisy",
         "checkpoints": [],
     }
@@ -510,6 +512,7 @@ def run_learning(
         folder = workdir / "policies"
         folder.mkdir()
         task_policy = chosen.policy(upstream)
+        task_policy["engine"]["tune_encoder"] = tune_encoder
         (folder / "_defaults.yaml").write_text(yaml.safe_dump({"upstream": task_policy["upstream"]}))
         (folder / f"{chosen.task}.yaml").write_text(yaml.safe_dump(task_policy))
         with proxy(workdir) as base:

@@ -33,7 +33,7 @@ from shadowswitch.engines.local.conversation import called_this_turn, query_text
 from shadowswitch.engines.local.decider import Decider
 from shadowswitch.engines.local.runtime import finetune
 from shadowswitch.engines.local.runtime.encoder import Encoder
-from shadowswitch.learning import challenger
+from shadowswitch.learning import challenger, utility_gate
 from shadowswitch.learning.certificate import certify
 from shadowswitch.learning.fit import NO_TOOL, Pair, args_rate, fit
 from shadowswitch.learning.memory import FLOOR
@@ -111,7 +111,7 @@ def evaluate(train: list[Pair], test: list[Pair]) -> dict[str, Any]:
         "accuracy": round(sum(o.correct for o in outcomes) / len(outcomes), 4),
         "fitted_threshold": fitted.min_confidence,
         "head": fitted.head is not None,
-        "at_fitted": challenger._figures(outcomes, flags),
+        "at_fitted": utility_gate.figures(outcomes, flags),
         "certified": {k: cert[k] for k in ("threshold", "coverage", "agreement", "lower_bound")},
         "fit_s": round(fit_s, 2),
     }

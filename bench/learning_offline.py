@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from shadowswitch.learning import challenger
+from shadowswitch.learning import challenger, utility_gate
 from shadowswitch.learning.fit import Pair, args_rate, fit
 from shadowswitch.learning.memory import floor_for
 from shadowswitch.store import db
@@ -41,7 +41,7 @@ def point(
     took = time.perf_counter() - start
     spec = challenger.Spec(1, train, fitted.weight, fitted.min_confidence, 0.0, floor, fitted.head)
     outcomes, flags = challenger.judge(spec, test, args_rate(train))
-    figures = challenger._figures(outcomes, flags)
+    figures = utility_gate.figures(outcomes, flags)
     right = sum(o.correct for o, f in zip(outcomes, flags, strict=True) if f)
     return {
         **figures,

@@ -292,12 +292,12 @@ def test_tests_share_helpers_only_through_tests_support() -> None:
 # The product modules past 300 lines, each held under a ceiling a little above its size today: a
 # module grows past 300 only by being listed here in review, and shrinks by being split.
 LONG_MODULES = {
-    "shadowswitch/policy/models.py": 550,
-    "shadowswitch/engines/local/decider.py": 430,
+    "shadowswitch/policy/models.py": 560,
+    "shadowswitch/engines/local/decider.py": 431,
     "shadowswitch/engines/local/arguments/filler.py": 375,
     "shadowswitch/learning/head.py": 375,
     "shadowswitch/proxy/pipeline.py": 350,
-    "shadowswitch/server/app.py": 350,
+    "shadowswitch/server/app.py": 355,
     "shadowswitch/engines/local/arguments/features.py": 350,
     "shadowswitch/learning/challenger.py": 375,
     "shadowswitch/api/responses.py": 325,

@@ -1,5 +1,6 @@
 """Learning never delays a concurrent request: while the proxy learns a task type from 600
-pairs, the local path keeps answering at about its normal latency, on a loaded machine too.
+pairs, tuning the sentence encoder to them too, the local path keeps answering at about its normal
+latency, on a loaded machine too.
 
 Real proxy (uvicorn in a thread, the session's embedded models, SQLite), real learning run (in a
 process of its own). Each request's text is new, so the encoder really runs. Learning on the event
@@ -9,6 +10,7 @@ requests sent meanwhile for a large part of the run (seen: 0.9 s with the tests'
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from pathlib import Path
@@ -16,12 +18,12 @@ from typing import Any
 
 import httpx
 import numpy as np
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from shadowswitch.server.app import create_app
 from shadowswitch.server.settings import Settings
 from shadowswitch.store import db
-from shadowswitch.store.tables import Exemplar
+from shadowswitch.store.tables import AuditEvent, Exemplar
 from tests.support.policies import write_policies
 from tests.support.servers import running
 from tests.support.wait import eventually
@@ -29,6 +31,7 @@ from tests.support.wait import eventually
 TASK = "busy"
 PAIRS = 600  # a run of 1-2 s on 2 idle cores, far longer on loaded ones: longer than any stall
 TOOLS = ("lookup_order", "cancel_order", "__no_tool__")
+ASKED = ("where is order {} now", "please cancel order {}", "thanks, that is all for {}")  # per tool
 
 
 def tool(name: str, description: str) -> dict[str, Any]:
@@ -68,6 +71,7 @@ def fill(url: str, encoder: str, dim: int = 384) -> None:
                 zero_shot=probs,
                 local_tool=label,
                 args_status="agree" if label != "__no_tool__" else "none",
+                texts={"query": ASKED[kind].format(f"AB{100000 + i:06d}")},
             )
         )
     with Session(db.make_engine(url)) as session:
@@ -127,10 +131,17 @@ def test_learning_never_delays_a_concurrent_request(tmp_path: Path, upstream: st
             during.append(ask(client, 1000 + len(during)))
             time.sleep(0.03)
         after = [ask(client, 5000 + i) for i in range(10)]
+        served_after = app.state.shadowswitch.learning.memories.get(TASK)
 
     assert learner.runs, "the learning thread did not run"
     run = learner.runs[-1]
     assert run.task_type == TASK and run.status in ("promoted", "judged"), run
+    KINDS = ("learn_promote", "learn_reject")
+    with Session(db.make_engine(url)) as session:  # the run tuned the encoder, in its process
+        event = session.exec(select(AuditEvent).where(AuditEvent.kind.in_(KINDS))).one()  # type: ignore[attr-defined]
+    tunings = json.loads(event.reason)["fitted"]["encoder"]["tunings"]
+    assert tunings and all(t["pairs"] > 0 for t in tunings), event.reason
+    print("RUN", run, served_after)
     assert len(during) >= 5, (run, during)  # on the event loop, one request would wait it all out
     normal = statistics.median(baseline + after)
     slowest_normal = max(baseline + after)

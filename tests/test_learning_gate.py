@@ -12,10 +12,10 @@ import numpy as np
 
 from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
 from shadowswitch.engines.base import Choice, ChoiceTrace
-from shadowswitch.learning.challenger import compare
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Outcome, Pair, at, decide, fit
 from shadowswitch.learning.memory import Memory, floor_for, purposes, tool_rates
+from shadowswitch.learning.utility_gate import compare
 from shadowswitch.request import ChatView
 
 DIM = 32
@@ -181,14 +181,14 @@ def test_a_young_task_type_is_judged_on_cross_fitted_blocks() -> None:
     prior = Spec(0, [], 0.0, 0.5, 0.05)
     pairs, _ = pairs_with_a_bad_kind(6, n=100)
     newest = fit(pairs[:75], 0.95)
-    challenger, served, blocks = cross_fitted(pairs, 25, prior, newest, 0.95, 0.6)
+    challenger, served, blocks = cross_fitted(pairs, 25, (prior, pairs), (newest, list), 0.95, 0.6)
     assert blocks == 4 and len(challenger[0]) == len(served[0]) == len(pairs)  # each judged once
     verdict = compare(challenger, served, 0.95)
     assert verdict["promote"] is True, verdict  # the prior serves kind 1's wrong calls
     many, _ = pairs_with_a_bad_kind(7, n=ENOUGH + 100)  # ENOUGH fresh pairs: the newest block alone
-    assert cross_fitted(many, ENOUGH, prior, fit(many[:100], 0.95), 0.95, 0.6)[2] == 1
+    assert cross_fitted(many, ENOUGH, (prior, many), (fit(many[:100], 0.95), list), 0.95, 0.6)[2] == 1
     some = many[: ENOUGH // 2 + 50]  # fewer: earlier blocks judged too, up to ENOUGH pairs in all
-    judged = cross_fitted(some, 50, prior, fit(some[:-50], 0.95), 0.95, 0.6)
+    judged = cross_fitted(some, 50, (prior, some), (fit(some[:-50], 0.95), list), 0.95, 0.6)
     assert judged[2] == len(some) // 50 and len(judged[0][0]) == len(some)
 
 

@@ -49,6 +49,7 @@ def test_shadow_pairs_teach_the_local_choice(
     assert cli(db_url, policies, "support", "--dry-run")["status"] == "judged"
     learned = cli(db_url, policies, "support")
     assert learned["status"] == "promoted", learned
+    assert learned["fitted"]["encoder"]["tuned"] is False  # too few pairs to tune the encoder on
     audit = httpx.get(f"{url}/v1/shadowswitch/audit?task=support", headers=AUTH).json()
     assert audit[0]["kind"] == "learn_promote" and "evaluation" in json.loads(audit[0]["reason"])
 

@@ -8,7 +8,8 @@ priority then does what it says. An in-memory database (one process) learns on t
 
 Each round looks at every task type whose policy says `engine.learn` and runs `challenger.learn`
 once it has gathered `MIN_HOLDOUT` pairs more than at its last attempt (a run costs about a second
-per thousand pairs, in numpy, never the models). One trainer per task type across replicas and the
+per thousand pairs in numpy, and where the encoder is tuned, 25-35 CPU seconds per tuning, a few
+per run). One trainer per task type across replicas and the
 CLI: a run holds the task type's trainer lock (`store.locks`), a replica that does not get it skips
 the round, and one that gets it after another's run finds no new pairs since that run (the audit
 says who judged what, when) and skips too. `shadowswitch learn --follow` runs the same rounds in a
@@ -32,6 +33,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from shadowswitch.engines.local.runtime.process import configure_torch
 from shadowswitch.learning.challenger import MIN_HOLDOUT, learn
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.policy.models import PolicySet
@@ -73,10 +75,12 @@ def describe(run: Run) -> str:
 
 
 def _learn_apart(url: str, cap: int, task: str, engine: EnginePolicy, actor: str, reply: Any) -> None:
-    """A learning run in a process of its own (from the fork server: numpy and the store, never
-    the models); its result, or the error's traceback, goes back through the pipe `reply`."""
+    """A learning run in a process of its own (from the fork server: numpy and the store, and the
+    sentence encoder only where it is tuned); its result, or the error's traceback, goes back
+    through the pipe `reply`."""
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(os.PRIO_PROCESS, 0, LOWEST)
+    configure_torch(1)  # the encoder's tuning (`tuning.py`): one core, the others stay the server's
     try:
         store = ExemplarStore(db.make_engine(url), cap)
         reply.send(("ok", learn(store, task, engine, actor=actor)))

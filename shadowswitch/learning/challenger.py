@@ -2,23 +2,17 @@
 
 With `engine.certify` (the default) every run certifies the served state on the pairs it did not
 learn from, and the evidence is the certificates (`promotion.py`, `regions.py`): a challenger is
-promoted when its certified region serves more of the same held-out pairs. What follows is the
-gate a policy with `certify: false` keeps.
+promoted when its certified region serves more of the same held-out pairs. A policy with
+`certify: false` keeps the utility gate (`utility_gate.py`).
 
 The pairs are split by time: the newest ones the served state has not learned from are held out
 (at least `MIN_HOLDOUT`, a quarter of all); the challenger learns from everything before them
 (fit.py), and both states decide the held-out pairs. While those are fewer than `ENOUGH`, earlier
 blocks of as many pairs are held out in turn too, each decided by a challenger fitted on all the
-other pairs (cross-fitting), so that a young task type has evidence enough to pass. Each pair is
-scored by a utility that makes serving worth it only at the target agreement: a served answer that
-agrees is +1, one that does not is −target/(1−target), abstaining 0. Coverage and agreement are
-thereby weighed together: a challenger that serves more of what agrees gains, one that serves a
-wrong answer loses far more. The challenger is promoted when a betting test on the paired utility
-differences, in time order, finds their mean above zero (`sequential.betting_wealth` reaching 1/α:
-valid however often learning looks again), and its held-out agreement is not plainly below the
-target (the upper end of its anytime-valid confidence sequence). Every run that judged a
-challenger is an audit event with its figures and the reasons it was not promoted; a promotion is
-a new version, and `rollback` serves the one before.
+other pairs (cross-fitting), so that a young task type has evidence enough to pass. Where the
+policy tunes the encoder, each challenger reads the pairs with one tuned without its held-out
+block (`tuning.py`). Every run that judged a challenger is an audit event with its figures and the
+reasons it was not promoted; a promotion is a new version, and `rollback` serves the one before.
 """
 
 from __future__ import annotations
@@ -32,8 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_sequence
-from shadowswitch.learning import fillers, promotion, regions, rules
+from shadowswitch.learning import fillers, promotion, regions, rules, tuning, utility_gate
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
@@ -110,60 +103,6 @@ def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome]
     return outcomes, served(outcomes, spec.min_confidence, spec.min_margin)
 
 
-def utility(outcome: Outcome, serves: bool, target: float) -> float:
-    if not serves:
-        return 0.0
-    return outcome.correct - (target / (1 - target)) * (1 - outcome.correct)
-
-
-def compare(
-    challenger: tuple[list[Outcome], list[bool]],
-    current: tuple[list[Outcome], list[bool]],
-    target: float,
-) -> dict[str, Any]:
-    """The challenger against the served state on the held-out pairs, and whether it is better."""
-    penalty = target / (1 - target)
-    diffs = [
-        utility(c, cs, target) - utility(s, ss, target)
-        for c, cs, s, ss in zip(*challenger, *current, strict=True)
-    ]
-    wins, losses = sum(d > 1e-9 for d in diffs), sum(d < -1e-9 for d in diffs)
-    wealth = betting_wealth([d / (1 + penalty) for d in diffs])  # scaled into [−1, 1]
-    figures = {"challenger": _figures(*challenger), "served": _figures(*current)}
-    kept = figures["challenger"]
-    hits = round((kept["agreement"] or 0.0) * kept["served"])
-    high = confidence_sequence(hits, kept["served"])[1]
-    reasons = []
-    if wealth < 1 / ALPHA:
-        reasons.append(
-            f"no evidence it is better: utility {sum(diffs):+.1f} over {len(diffs)} pairs "
-            f"({wins} wins, {losses} losses), betting wealth {wealth:.2f} < {1 / ALPHA:.0f}"
-        )
-    if high < target:
-        reasons.append(f"held-out agreement {kept['agreement']:.3f} plainly below {target} (≤ {high:.3f})")
-    return {
-        "wins": wins,
-        "losses": losses,
-        "utility": round(sum(diffs), 2),
-        "wealth": round(wealth, 3),
-        "agreement_ci_high": round(high, 4),
-        **figures,
-        "promote": not reasons,
-        "why_not": "; ".join(reasons) or None,
-    }
-
-
-def _figures(outcomes: list[Outcome], flags: list[bool]) -> dict[str, Any]:
-    kept = [o for o, f in zip(outcomes, flags, strict=True) if f]
-    agreement = sum(o.correct for o in kept) / len(kept) if kept else None
-    return {
-        "served": len(kept),
-        "pairs": len(outcomes),
-        "agreement": None if agreement is None else round(agreement, 4),
-        "coverage": round(len(kept) / len(outcomes), 4) if outcomes else 0.0,
-    }
-
-
 def learn(
     store: ExemplarStore,
     task: str,
@@ -179,7 +118,9 @@ def learn(
     rows = _usable(store, task)
     pairs = [to_pair(r) for r in rows]
     current = store.served(task)
-    spec = served_spec(current, pairs, policy)
+    reading = tuning.tuning_for(rows)
+    served_pairs = tuning.served_reader(current.tuned if current else None, reading)(pairs)
+    spec = served_spec(current, served_pairs, policy)
     result: dict[str, Any] = {"task_type": task, "pairs": len(pairs), "served_version": spec.version}
     standing = (
         promotion.standing(
@@ -188,7 +129,7 @@ def learn(
             (spec.version, current.exemplar_max_id if current else 0),
             partial(_decisions, spec, args_rate(pairs)),
             (spec.min_confidence, spec.min_margin) if spec.version == 0 else (0.0, 0.0),
-            pairs,
+            served_pairs,
             policy.target_agreement,
             None if dry_run else actor,
         )
@@ -204,11 +145,17 @@ def learn(
         need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
         return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
     train = pairs[:-holdout_n]
-    step("fitting", 0.2)
+    tune = reading.tune if reading is not None and policy.tune_encoder else None
+    step("tuning the encoder" if tune else "fitting", 0.2)
+    tuned = tune(train) if tune else None
+    read = reading.reader(tuned) if reading is not None and tuned is not None else list
+    step("fitting", 0.3)
     floor = floor_for(rows[0].encoder)
-    fitted = fit(train[-MAX_FIT:], policy.target_agreement, floor)
+    fitted = fit(read(train)[-MAX_FIT:], policy.target_agreement, floor)
     step("judging", 0.5)
-    judged = cross_fitted(pairs, holdout_n, spec, fitted, policy.target_agreement, floor)
+    judged = cross_fitted(
+        pairs, holdout_n, (spec, served_pairs), (fitted, read), policy.target_agreement, floor, tune, reading
+    )
     cert = None
     if standing is not None:
         ids = [p.id for p in pairs[len(pairs) - len(judged[0][0]) :]]
@@ -217,7 +164,7 @@ def learn(
             judged[0][0], ids, standing[1], standing[0], standing[2], margin, standing[3]
         )
     else:
-        verdict = compare(judged[0], judged[1], policy.target_agreement)
+        verdict = utility_gate.compare(judged[0], judged[1], policy.target_agreement)
     verdict["cross_fitted"] = judged[2]
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
@@ -228,6 +175,7 @@ def learn(
             "cv_coverage": fitted.coverage,
             "head_pairs": fitted.head.pairs if fitted.head else None,
             "deferral": fitted.deferral.to_json() if fitted.deferral else None,
+            "encoder": tuning.figures(policy.tune_encoder, reading, tuned),
         },
         evaluation=verdict,
         constants_from=len(train),
@@ -235,7 +183,8 @@ def learn(
     )
     if not dry_run:
         step("recording", 0.9)
-        _record(store, task, actor, rows, train, fitted, verdict, result)
+        packed = tuning.pack(tuned, read(train)) if tuned is not None else None
+        _record(store, task, actor, rows, train, fitted, verdict, result, packed)
         if cert is not None and result.get("version") is not None and standing is not None:
             regions.record_promoted(store, task, result["version"], cert, standing[3])
     step("done", 1.0)
@@ -246,12 +195,24 @@ Judged = tuple[list[Outcome], list[bool]]
 
 
 def cross_fitted(
-    pairs: Sequence[Pair], holdout_n: int, spec: Spec, newest: Fitted, target: float, floor: float
+    pairs: Sequence[Pair],
+    holdout_n: int,
+    served_state: tuple[Spec, Sequence[Pair]],
+    newest: tuple[Fitted, tuning.Read],
+    target: float,
+    floor: float,
+    tune: Callable[[Sequence[Pair]], Any] | None = None,
+    reading: tuning.Tuning | None = None,
 ) -> tuple[Judged, Judged, int]:
     """Both states' decisions of the held-out (newest) pairs and, while those are fewer than
     `ENOUGH`, of earlier blocks of the same size too, each decided by a challenger fitted on all
     the other pairs: a young task type gets four times the evidence without any pair judging the
-    fit it was part of. In time order, with the number of blocks."""
+    fit it was part of. In time order, with the number of blocks.
+
+    `served_state`: the served state and the pairs as it reads them; `newest`: the challenger
+    fitted on the pairs before the newest block and how it reads pairs; `tune`: the encoder is
+    tuned, each earlier block read by one tuned on all the other pairs (`reading`'s)."""
+    spec, served_pairs = served_state
     n = len(pairs)
     blocks = [(n - holdout_n, n)]
     while sum(b - a for a, b in blocks) < ENOUGH and blocks[0][0] > 0:
@@ -259,14 +220,18 @@ def cross_fitted(
     challenger: Judged = ([], [])
     served: Judged = ([], [])
     for start, end in blocks:
-        block = pairs[start:end]
         # The newest block: the challenger that would be promoted, fitted on the pairs before it.
         rest = list(pairs[:start]) if end == n else [*pairs[:start], *pairs[end:]]
-        fitted = newest if end == n else fit(rest[-MAX_FIT:], target, floor)
+        if end == n:
+            fitted, read = newest
+        else:
+            tuned = tune(rest) if tune is not None else None
+            read = reading.reader(tuned) if reading is not None and tuned is not None else list
+            fitted = fit(read(rest)[-MAX_FIT:], target, floor)
         rate = args_rate(rest)
         state = Spec(
             spec.version + 1,
-            rest,
+            read(rest),
             fitted.weight,
             fitted.min_confidence,
             0.0,
@@ -274,7 +239,11 @@ def cross_fitted(
             fitted.head,
             fitted.deferral,
         )
-        for into, judged in ((challenger, judge(state, block, rate)), (served, judge(spec, block, rate))):
+        block = read(pairs[start:end])
+        for into, judged in (
+            (challenger, judge(state, block, rate)),
+            (served, judge(spec, served_pairs[start:end], rate)),
+        ):
             into[0].extend(judged[0])
             into[1].extend(judged[1])
     return challenger, served, len(blocks)
@@ -300,6 +269,7 @@ def _record(
     fitted: Fitted,
     verdict: dict[str, Any],
     result: dict[str, Any],
+    tuned: bytes | None = None,
 ) -> None:
     kept = ("pairs", "served_version", "fitted", "evaluation", "transforms", "rankings", "unreliable")
     figures = {k: result[k] for k in kept}
@@ -317,6 +287,8 @@ def _record(
             figures=figures,
             head=head,
             head_sha256=hashlib.sha256(head).hexdigest() if head else None,
+            tuned=tuned,
+            tuned_sha256=hashlib.sha256(tuned).hexdigest() if tuned else None,
         )
         event = learning_event(task, actor, "learn_promote", json.dumps(figures), figures)
         result["version"] = store.promote(state, event).version
@@ -344,8 +316,10 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
     (each pair decided without its own exemplar)."""
     loaded = _loaded(store, task)
     rows = fillers.kept(loaded)
-    pairs = [to_pair(r) for r in rows]
     current = store.served(task)
+    tuned = (current.tuned, current.tuned_sha256) if current else (None, None)
+    read = tuning.served_reader(tuned[0], tuning.tuning_for(rows), tuned[1])
+    pairs = read([to_pair(r) for r in rows])
     spec = served_spec(current, pairs, policy)
     recent = pairs[-RECENT:]
     counts = store.count(task)

@@ -1,6 +1,7 @@
 """A generative answer and the local engine's view of the same request → an exemplar row.
 
-Nothing of the prompt's text is kept: the encoder vector, the upstream's choice, the zero-shot
+Nothing of the prompt's text is kept but, where the policy tunes the encoder, the user's words it
+read (redacted): the encoder vector, the upstream's choice, the zero-shot
 probabilities, and per argument its JSON type, whether the value is in the conversation, the
 value itself only when it is not (then it is something the upstream sets by itself, `units:
 "metric"`, never something the user said), whether the engine's value agreed, and the names of the
@@ -19,13 +20,15 @@ from shadowswitch.answers.messages import call_of, local_message, same_call
 from shadowswitch.engines.base import Choice
 from shadowswitch.engines.local.arguments.grounding import GROUNDED, Read
 from shadowswitch.engines.local.arguments.rewrites import RegionOf, explaining
-from shadowswitch.engines.local.conversation import TurnState, value_origin
+from shadowswitch.engines.local.conversation import TurnState, query_text, value_origin
 from shadowswitch.learning import fillers
+from shadowswitch.redact import Redactor
 from shadowswitch.request import ChatView, message_text, normalise
 from shadowswitch.store.tables import Exemplar
 
 NO_TOOL = "__no_tool__"
 MAX_CONSTANT_CHARS = 100
+MAX_TEXT_CHARS = 2000  # of a kept text: the encoder reads 256 tokens at most
 
 
 def build_exemplar(
@@ -38,12 +41,14 @@ def build_exemplar(
     blocked: list[str] | None = None,
     state: TurnState | None = None,
     region_of: RegionOf | None = None,
+    texts: Redactor | None = None,
 ) -> Exemplar | None:
     """None when the pair teaches nothing: no vector (decided by rule), or the upstream's answer
     is not a choice among the offered tools (an action, parallel text...). `blocked`: the tools
     the engine would not serve on this request by rule (already called for this user turn);
     `state`: the last tool called this turn, its error, the step (what the trained head reads);
-    `region_of`: the engine's place table, for the `region` rewrite."""
+    `region_of`: the engine's place table, for the `region` rewrite; `texts`: the redactor the
+    user's words the encoder read go through, to be kept for tuning it (None: no text kept)."""
     trace = choice.trace
     if trace.vector is None or not trace.zero_shot:
         return None
@@ -75,7 +80,14 @@ def build_exemplar(
         turn={**(_turn(state, trace.ranks) or {}), **fillers.marks(request.messages, label != NO_TOOL)},
         context=trace.context,
         opening=trace.opening,
+        texts=read_texts(request, texts) if texts is not None else None,
     )
+
+
+def read_texts(request: ChatView, redact: Redactor) -> dict[str, str]:
+    """The text of the exemplar's `vector`, redacted: what the encoder is tuned on and reads again
+    with its tuned layers (`learning/tuning.py`)."""
+    return {"query": redact(query_text(request))[:MAX_TEXT_CHARS]}
 
 
 def _turn(state: TurnState | None, ranks: dict[str, dict[str, float]]) -> dict[str, Any] | None:

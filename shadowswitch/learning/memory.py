@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from shadowswitch.learning.head import Head
 from shadowswitch.learning.origins import BELOW, vetoed
 from shadowswitch.learning.transforms import explained
 from shadowswitch.learning.values import pointed_call
+
+if TYPE_CHECKING:
+    from shadowswitch.engines.local.runtime.finetune import Tuned
 
 K = 8  # neighbours that vote
 # Cosine below which an exemplar is not "a request like this one", per encoder. MiniLM spreads
@@ -65,6 +68,8 @@ class Memory:
     head: Head | None = None  # the trained choice model (None: start from the zero-shot ranking)
     deferral: Deferral | None = None  # the threshold applies to its probability (None: p × gate)
     unreliable: Unreliable = field(default_factory=dict)  # tool → param → origins it abstains on
+    tuned: Tuned | None = None  # the encoder's tuned layers its vectors come from (None: frozen)
+    tuned_digest: str | None = None  # their content hash: the engine keeps one encoder per digest
 
     @property
     def floor(self) -> float:

@@ -18,6 +18,7 @@ from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.memory import Memory
 from shadowswitch.learning.served import ServedMemories
 from shadowswitch.policy.models import Policy
+from shadowswitch.redact import Redactor, default_redactor
 from shadowswitch.request import ChatView
 from shadowswitch.store.exemplars import ExemplarStore
 
@@ -30,8 +31,10 @@ class Learning:
         store: ExemplarStore,
         memories: ServedMemories,
         on_withdraw: Callable[[str], None] | None = None,
+        redact: Redactor = default_redactor,
     ):
         self.store = store
+        self.redact = redact  # what the texts a pair keeps for tuning the encoder go through
         self.memories = memories
         self.on_withdraw = on_withdraw  # a task type's certificate was withdrawn here (metrics)
         self.monitors: dict[str, tuple[int | None, Monitor]] = {}  # per task type: certificate → monitor
@@ -102,8 +105,9 @@ class Learning:
         state = turn_state(request, policy.feedback.tool_error_regex)
         region = engine.region_table(policy.engine.source) if hasattr(engine, "region_table") else None
         # Off the event loop: the place table may be the shared engine process's, over its socket.
+        texts = self.redact if policy.engine.tune_encoder else None  # the words to tune the encoder on
         args = (policy.task_type, decision_id, request, choice, generative, other, blocked, state, region)
-        row = await anyio.to_thread.run_sync(build_exemplar, *args)
+        row = await anyio.to_thread.run_sync(build_exemplar, *args, texts)
         if row is None:
             return
         try:

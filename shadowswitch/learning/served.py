@@ -25,6 +25,7 @@ from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import Memory, purposes, turn_key
 from shadowswitch.learning.regions import in_force
 from shadowswitch.learning.rules import learned_rules, usual_parameters
+from shadowswitch.learning.tuning import unpack
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import RegionCertificate
 
@@ -85,15 +86,16 @@ class ServedMemories:
         if state is None:
             return None
         rows = fillers.kept(self.store.load(task, state.encoder, state.exemplar_max_id))
+        packed = unpack(state.tuned) if state.tuned else None
+        if packed is not None:  # its exemplars as its tuned encoder read them
+            rows = [r for r in rows if (r.id or 0) in packed.vectors]
+        pairs = [to_pair(r) for r in rows]
+        if packed is not None:
+            pairs = packed.read(pairs)
         dim = len(rows[0].vector) // 4 if rows else 0
-        vectors = (
-            np.stack([np.frombuffer(r.vector, dtype=np.float32) for r in rows])
-            if rows
-            else np.zeros((0, dim))
-        )
+        vectors = np.stack([p.vector for p in pairs]) if pairs else np.zeros((0, dim))
         calls = [(r.label, r.arguments) for r in rows]
         constants, unreliable = learned_rules(calls)
-        pairs = [to_pair(r) for r in rows]
         return Memory(
             version=state.version,
             encoder=state.encoder,
@@ -110,6 +112,8 @@ class ServedMemories:
             head=Head.from_bytes(state.head) if state.head else None,
             deferral=Deferral.from_json(((state.figures or {}).get("fitted") or {}).get("deferral")),
             unreliable=unreliable,
+            tuned=packed.tuned if packed is not None else None,
+            tuned_digest=state.tuned_sha256,
         )
 
     def withdrawn(self, row: RegionCertificate) -> None:

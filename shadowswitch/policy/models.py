@@ -351,6 +351,13 @@ class Engine(Strict):
     learn: bool = Field(
         default=True, description="Learn from this task type's generative answers.", examples=[False]
     )
+    tune_encoder: bool = Field(
+        default=True,
+        description="Learning also tunes the sentence encoder's top layers to this task type's choices "
+        "(certified and promoted like any learned state); each pair then keeps the user's words the "
+        "encoder read, redacted. false: the encoder stays frozen and pairs keep no text.",
+        examples=[False],
+    )
     arguments: Literal["local", "generative"] = Field(
         default="local",
         description="Who fills the arguments: the local engine, or the upstream with the chosen tool forced.",

@@ -86,7 +86,8 @@ def create_app(
     )
     exemplars = ExemplarStore(engine, settings.max_exemplars)
     memories = ServedMemories(exemplars, lambda task, v: metrics.learned_version.labels(task).set(v))
-    learning = Learning(exemplars, memories, lambda task: metrics.certificates_withdrawn.labels(task).inc())
+    redact = load_redactor(settings.redact)  # stored prompts, and the words pairs keep
+    learning = Learning(exemplars, memories, lambda t: metrics.certificates_withdrawn.labels(t).inc(), redact)
     learner = BackgroundLearner(
         exemplars,
         policies,
@@ -115,7 +116,7 @@ def create_app(
         metrics=metrics,
         prompt_cap=settings.prompt_cap_bytes if settings.store_prompts else None,
         learning=learning,
-        redact=load_redactor(settings.redact),
+        redact=redact,
     )
     metrics.background_in_flight.set_function(lambda: pipeline.inflight.background)
     reloader = PolicyReloader(settings.policies, policies, rollout_store, live, pipeline)

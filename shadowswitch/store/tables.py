@@ -175,9 +175,11 @@ class AuditEvent(SQLModel, table=True):
 class Exemplar(SQLModel, table=True):
     """A valid generative answer of a task type, kept to learn from (`shadowswitch.learning`).
 
-    No prompt text: the request's encoder vector, what the upstream chose, how the local engine's
-    zero-shot ranking saw the same request, and per argument its type, whether its value was in
-    the conversation, and the value only when it was not (a constant the upstream sets)."""
+    The request's encoder vector, what the upstream chose, how the local engine's zero-shot
+    ranking saw the same request, and per argument its type, whether its value was in the
+    conversation, and the value only when it was not (a constant the upstream sets). Of the
+    prompt, only the user's last words the encoder read (`texts`, redacted), and only where the
+    policy tunes the encoder."""
 
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = _when(index=True)
@@ -206,6 +208,9 @@ class Exemplar(SQLModel, table=True):
     context: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     # the user's opening words' vector (float32, unit length): what the conversation is for
     opening: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    # the text of `vector`, redacted ({"query": ...}), which the encoder is tuned on
+    # (`learning/tuning.py`); None where the policy does not tune it
+    texts: Any = Field(default=None, sa_column=Column(JSON))
     excluded: bool = False  # negative feedback on its decision, before or after it was stored
 
 
@@ -230,6 +235,9 @@ class EngineState(SQLModel, table=True):
     # the trained choice model's weights (`learning.head`), and their content hash
     head: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     head_sha256: str | None = Field(default=None, max_length=64)
+    # the encoder's tuned top layers and the exemplars' vectors as they read them (`learning.tuning`)
+    tuned: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    tuned_sha256: str | None = Field(default=None, max_length=64)
 
 
 class RegionCertificate(SQLModel, table=True):

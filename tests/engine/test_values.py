@@ -144,3 +144,19 @@ def test_a_currency_named_in_the_text_offers_its_iso_code() -> None:
     assert found("how many US dollars is 3000 British Pounds?", "currency") == ["USD", "GBP"]
     assert found("a krone, a yenta and a European trip", "currency") == []
     assert found("convert 1000 USD into EUR, or try CHF", "currency") == ["USD", "EUR", "CHF"]
+
+
+def test_an_email_parameter_takes_only_an_email_address() -> None:
+    from shadowswitch.engines.local.arguments.params import params_of
+    from shadowswitch.engines.local.arguments.values import convert
+
+    schema = {
+        "type": "object",
+        "properties": {"email": {"type": "string"}, "email_subject": {"type": "string"}},
+    }
+    email, subject = params_of(schema)
+    text = "I've moved: please update my address to 312 Willow Lane, Apt 25. I'm ann.lee@mail.example"
+    spans = extract(text)
+    assert "ann.lee@mail.example" in [convert(email, s) for s in spans]
+    assert {convert(email, s) for s in spans} <= {None, "ann.lee@mail.example"}  # never the street
+    assert any(convert(subject, s) == "312 Willow Lane" for s in spans)  # a subject takes any text

@@ -64,6 +64,7 @@ from shadowswitch.engines.local.runtime.prompts import arguments_fixed, argument
 from shadowswitch.engines.local.runtime.remote import RemoteLanguageModel
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.engines.local.timing import Clock
+from shadowswitch.engines.local.tuned_reading import TunedReaders
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView, canonical_arguments
 
@@ -120,6 +121,7 @@ class Decider:
         )
         self._decoder: SchemaDecoder | None = None
         self.query_vectors: LRU[str, torch.Tensor] = LRU(QUERY_CACHE)
+        self.tuned = TunedReaders(self.encoder)
         self.filler = ArgumentFiller(self._similarity, self.cal, knowledge)
         self.memories = MemoryReader(self.filler.knowledge)  # each message read once
         self.readings = TurnReadings()  # earlier user turns, each read once per tool
@@ -223,8 +225,9 @@ class Decider:
             memory = None  # learned with another encoder: its vectors are not comparable
         ranks, opened = self._context_ranks(request, ranking.candidates, context)
         opening = None if opened is None else opened.float().numpy().astype(np.float32)
-        texts = (reply, opening)
-        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, vector, texts, ranks)
+        words, purpose = self.tuned.read(memory, request, vector, opening)  # a tuned state's reading
+        texts = (reply, purpose)
+        learned = Learned.of(memory, request, policy, ranking, cset, zero_shot, words, texts, ranks)
         clock.lap("scoring")
         choice = self._complete(ranking, request, policy, memory, learned.gates, learned.judged)
         trace = choice.trace

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID
+
+if TYPE_CHECKING:  # learning reads states without torch
+    from shadowswitch.engines.local.runtime.finetune import Tuned
 
 Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
 Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
@@ -57,6 +60,10 @@ class LearnedState(Protocol):
     def usual(self) -> dict[str, list[str]]: ...  # tool → params the upstream always sets
     @property
     def unreliable(self) -> Unreliable: ...
+    @property
+    def tuned(self) -> Tuned | None: ...  # the encoder layers its vectors are read with (None: frozen)
+    @property
+    def tuned_digest(self) -> str | None: ...  # their content hash
 
     def similarities(
         self,

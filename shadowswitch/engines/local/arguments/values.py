@@ -67,6 +67,8 @@ def convert(p: Param, span: Span) -> Any:
         return None
     if span.kind == "place" and not wants_region(p):
         return None
+    if asks_email(p) and not EMAIL.fullmatch(span.text.strip()):  # not a street, a name, a sentence
+        return None
     if p.kind == "string":
         if isinstance(value, int | float) and in_text(span.text):
             return None  # 一 of 一辆车 is a count: a string wants a number as written in digits
@@ -84,6 +86,17 @@ def convert(p: Param, span: Span) -> Any:
     elif p.kind == "number" and not isinstance(value, int | float):
         return None
     return value if plain(p) or is_valid(value, p.schema) else None
+
+
+EMAIL_NAME = re.compile(r"(?:^|_)e_?mail(?:_?address)?$")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def asks_email(p: Param) -> bool:
+    """The parameter is an email address: its schema's `format`, or its name (`email`,
+    `customer_email`, `emailAddress`; not `email_subject`)."""
+    name = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", p.name).lower()
+    return p.schema.get("format") == "email" or bool(EMAIL_NAME.search(name))
 
 
 LABEL = re.compile(r"(\w+)[\s:#]+(?=\S*\d)(\S+)$")  # a word, then a token with a digit: "ID SK123"

@@ -10,7 +10,7 @@ answers, so later steps' labels would pull the same text three ways.
 
 What is tuned is kept as a `Tuned`: the top layers' weights in float16, a few MB; `apply` gives
 the encoder that reads with them. Measured against the frozen encoder by `bench/learning_finetune.py`
-(docs/benchmarks/learning.md); the trainer does not call it yet: exemplars keep no text to tune on.
+(docs/benchmarks/learning.md); learning runs tune it (`learning/tuning.py`) where exemplars keep their texts.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 LAYERS = 2  # top transformer layers tuned
-EPOCHS = 2
+EPOCHS = 1
 PER_TEXT = 20  # pairs drawn per distinct text and epoch (SetFit's default iterations)
-MAX_PAIRS = 4000  # pairs per epoch at most
+MAX_PAIRS = 1500  # pairs per epoch at most (25-35 CPU seconds on one thread)
 BATCH = 16
 LR = 2e-5  # SetFit's body learning rate
 MAX_TOKENS = 128
@@ -60,14 +60,22 @@ class Tuned:
             return cls(int(z["first"]), weights, int(z["pairs"]))
 
     def apply(self, model: Any) -> Any:
-        """A copy of `model` (a transformers BERT-style encoder) with these layers in it."""
-        tuned = copy.deepcopy(model)
-        layers = _layers(tuned)
-        state = {k: torch.from_numpy(v).to(model.dtype) for k, v in self.weights.items()}
-        for name, param in layers.named_parameters():
-            if name in state:
-                param.data.copy_(state[name])
-        return tuned.eval()
+        """A model that reads with these layers: `model`'s embeddings and lower layers shared, not
+        copied (a tuned state costs its top layers, a few MB), the tuned layers its own."""
+        stack = _layers(model)
+        tuned = [copy.deepcopy(stack[i]) for i in range(self.first, len(stack))]
+        for offset, layer in enumerate(tuned):
+            for name, param in layer.named_parameters():
+                key = f"{self.first + offset}.{name}"
+                if key in self.weights:
+                    param.data.copy_(torch.from_numpy(self.weights[key]).to(param.dtype))
+        out = copy.copy(model)  # shallow: the module dicts are replaced below, never mutated
+        out._modules = dict(model._modules)
+        encoder = copy.copy(model.encoder)
+        encoder._modules = dict(model.encoder._modules)
+        encoder.layer = torch.nn.ModuleList([*stack[: self.first], *tuned])
+        out.encoder = encoder
+        return out.eval()
 
 
 def first_labels(texts: Sequence[str], labels: Sequence[str], steps: Sequence[int]) -> dict[str, str]:

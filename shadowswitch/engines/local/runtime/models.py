@@ -153,6 +153,8 @@ def load_encoder(precision: str = "float") -> tuple[Any, Any]:
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     if precision == "int8":
         return quantised(model, "sentence encoder"), tokenizer
+    if precision == "float32":  # as stored, no probe: what learning tunes
+        return model, tokenizer
     dtype = fastest_dtype(model, "sentence encoder", "SHADOWSWITCH_ENCODER_DTYPE", (16, 32))
     return model.to(dtype), tokenizer
 
