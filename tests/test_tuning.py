@@ -82,3 +82,15 @@ def test_the_engine_reads_a_tuned_states_words_with_its_layers(local_engine: Any
     )
     assert float(np.dot(words, again[0].numpy())) > 0.99
     assert readers.encoders.get("abc") is not None  # kept for the state's next requests
+
+
+def test_a_run_tunes_on_a_hundred_user_turns_of_two_choices_or_more() -> None:
+    def pairs(n: int, labels: int) -> list[Pair]:
+        one = np.ones(DIM, dtype=np.float32)
+        return [Pair(i, one, f"tool{i // 2 % labels}", {}, None, "none", step=i % 2) for i in range(2 * n)]
+
+    def texts(n: int) -> tuning.Tuning:
+        return tuning.Tuning({i: f"words {i // 2}" for i in range(2 * n)})  # a turn: two steps, one text
+
+    assert not texts(99).enough(pairs(99, 2)) and texts(100).enough(pairs(100, 2))
+    assert not texts(200).enough(pairs(200, 1))  # one choice: nothing to contrast

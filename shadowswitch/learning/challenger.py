@@ -145,7 +145,7 @@ def learn(
         need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
         return {**result, "status": "not_enough_pairs", "why_not": f"{need} more new pairs needed"}
     train = pairs[:-holdout_n]
-    tune = reading.tune if reading is not None and policy.tune_encoder else None
+    tune = reading.tune if reading is not None and policy.tune_encoder and reading.enough(train) else None
     step("tuning the encoder" if tune else "fitting", 0.2)
     tuned = tune(train) if tune else None
     read = reading.reader(tuned) if reading is not None and tuned is not None else list
