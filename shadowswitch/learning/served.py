@@ -25,7 +25,7 @@ from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import Memory, purposes, turn_key
 from shadowswitch.learning.regions import in_force
 from shadowswitch.learning.rules import learned_rules, usual_parameters
-from shadowswitch.learning.tuning import unpack
+from shadowswitch.learning.tuning import Packed, unpack
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import RegionCertificate
 
@@ -42,6 +42,7 @@ class ServedMemories:
         self.certificates: dict[str, RegionCertificate] = {}  # the newest per task type
         self._loaded_at: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
+        self._packed: dict[str, Packed] = {}  # tuned states unpacked, by digest
 
     def get(self, task_type: str) -> Memory | None:
         return self.memories.get(task_type)
@@ -86,7 +87,7 @@ class ServedMemories:
         if state is None:
             return None
         rows = fillers.kept(self.store.load(task, state.encoder, state.exemplar_max_id))
-        packed = unpack(state.tuned) if state.tuned else None
+        packed = self._unpacked(state.tuned, state.tuned_sha256) if state.tuned else None
         if packed is not None:  # its exemplars as its tuned encoder read them
             rows = [r for r in rows if (r.id or 0) in packed.vectors]
         pairs = [to_pair(r) for r in rows]
@@ -115,6 +116,16 @@ class ServedMemories:
             tuned=packed.tuned if packed is not None else None,
             tuned_digest=state.tuned_sha256,
         )
+
+    def _unpacked(self, data: bytes, digest: str | None) -> Packed:
+        """A tuned state's layers and vectors, unpacked once (the state is reloaded every
+        `RELOAD_S`; the engine keeps its tuned encoder by the same digest)."""
+        found = self._packed.get(digest) if digest else None
+        if found is None:
+            found = unpack(data)
+            if digest:
+                self._packed = {**dict(list(self._packed.items())[-7:]), digest: found}  # 8 at most
+        return found
 
     def withdrawn(self, row: RegionCertificate) -> None:
         """A withdrawal made here: in force at once, not at the next poll."""
