@@ -131,26 +131,3 @@ def test_the_monitor_rarely_withdraws_a_state_at_the_target() -> None:
         monitor = Monitor(0.95)
         withdrawn += any(monitor.add(float(x)) for x in rng.random(500) < 0.95)
     assert withdrawn / 300 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 300)
-
-
-def test_a_lower_level_asks_more_evidence_of_the_same_stream() -> None:
-    """Two challengers judged side by side are each certified at α/2: a clean run certifies a
-    threshold at α that it does not yet at α/2, and the certificate says at which level."""
-    conf = [0.99] * 72 + [0.5] * 200
-    agree = [1.0] * 72 + [0.0] * 200
-    assert certify(conf, agree, 0.95).threshold == 0.99
-    halved = certify(conf, agree, 0.95, alpha=0.025)
-    assert halved.threshold is None and halved.to_json()["alpha"] == 0.025
-    assert certify([0.99] * 90, [1.0] * 90, 0.95, alpha=0.025).threshold == 0.99
-
-
-def test_of_two_challengers_the_promoted_one_serving_more_is_kept() -> None:
-    from shadowswitch.learning.promotion import best
-
-    def verdict(promote: bool, serves: int) -> dict[str, object]:
-        return {"promote": promote, "challenger": {"serves_held_out": serves}}
-
-    assert best([verdict(True, 10), verdict(True, 30)]) == 1
-    assert best([verdict(True, 10), verdict(False, 30)]) == 0  # not promoted: never kept over one that is
-    assert best([verdict(True, 20), verdict(True, 20)]) == 0  # a tie: the first (the frozen encoder)
-    assert best([verdict(False, 0), verdict(False, 5)]) == 1

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from shadowswitch.analysis.sequential import ALPHA
 from shadowswitch.learning import fillers, promotion, regions, rules, tuning, utility_gate
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
@@ -149,41 +148,23 @@ def learn(
     tune = reading.tune if reading is not None and policy.tune_encoder and reading.enough(train) else None
     step("tuning the encoder" if tune else "fitting", 0.2)
     tuned = tune(train) if tune else None
+    read = reading.reader(tuned) if reading is not None and tuned is not None else list
+    step("fitting", 0.3)
     floor = floor_for(rows[0].encoder)
-    # A tuned challenger is judged beside the frozen one, each certified at α/2 (Bonferroni):
-    # the run keeps whichever region serves more, so a tuning that sharpens a miss to the top of
-    # the fixed sequence costs a little power, never the region.
-    readers: list[tuning.Read] = [list]
-    if tuned is not None and reading is not None:
-        readers = [list, reading.reader(tuned)][standing is None :]  # no certificate: the tuned alone
-    alpha = ALPHA / len(readers)
-    runs: list[tuple[tuning.Read, Fitted, tuple[Judged, Judged, int], Any, dict[str, Any]]] = []
-    for read in readers:
-        step("fitting" if read is list else "fitting on the tuned encoder", 0.3)
-        fitted = fit(read(train)[-MAX_FIT:], policy.target_agreement, floor)
-        step("judging", 0.5)
-        mine = (tune, reading) if read is not list else (None, None)
-        judged = cross_fitted(
-            pairs, holdout_n, (spec, served_pairs), (fitted, read), policy.target_agreement, floor, *mine
+    fitted = fit(read(train)[-MAX_FIT:], policy.target_agreement, floor)
+    step("judging", 0.5)
+    judged = cross_fitted(
+        pairs, holdout_n, (spec, served_pairs), (fitted, read), policy.target_agreement, floor, tune, reading
+    )
+    cert = None
+    if standing is not None:
+        ids = [p.id for p in pairs[len(pairs) - len(judged[0][0]) :]]
+        margin = spec.min_margin if spec.version == 0 else 0.0
+        cert, verdict = promotion.verdict(
+            judged[0][0], ids, standing[1], standing[0], standing[2], margin, standing[3]
         )
-        if standing is not None:
-            ids = [p.id for p in pairs[len(pairs) - len(judged[0][0]) :]]
-            margin = spec.min_margin if spec.version == 0 else 0.0
-            cert, verdict = promotion.verdict(
-                judged[0][0], ids, standing[1], standing[0], standing[2], margin, standing[3], alpha
-            )
-        else:
-            cert, verdict = None, utility_gate.compare(judged[0], judged[1], policy.target_agreement)
-        runs.append((read, fitted, judged, cert, verdict))
-    chosen = promotion.best([r[4] for r in runs])
-    read, fitted, judged, cert, verdict = runs[chosen]
-    if read is list:
-        tuned = None
-    if len(runs) > 1:
-        verdict["encoders"] = {
-            name: {**r[4]["challenger"], "why_not": r[4]["why_not"]}
-            for name, r in zip(("frozen", "tuned"), runs, strict=True)
-        }
+    else:
+        verdict = utility_gate.compare(judged[0], judged[1], policy.target_agreement)
     verdict["cross_fitted"] = judged[2]
     result.update(
         status="promoted" if verdict["promote"] and not dry_run else "judged",
@@ -194,7 +175,7 @@ def learn(
             "cv_coverage": fitted.coverage,
             "head_pairs": fitted.head.pairs if fitted.head else None,
             "deferral": fitted.deferral.to_json() if fitted.deferral else None,
-            "encoder": tuning.figures(policy.tune_encoder, reading, tuned, len(runs) > 1),
+            "encoder": tuning.figures(policy.tune_encoder, reading, tuned),
         },
         evaluation=verdict,
         constants_from=len(train),

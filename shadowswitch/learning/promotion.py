@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from shadowswitch.analysis.sequential import ALPHA
 from shadowswitch.learning import regions
 from shadowswitch.learning.certificate import Certificate
 from shadowswitch.learning.fit import Outcome, Pair
@@ -57,14 +56,12 @@ def verdict(
     held: float | None,
     served_margin: float,
     since: int,
-    alpha: float = ALPHA,
 ) -> tuple[Certificate, dict[str, Any]]:
     """The challenger's certificate on its cross-fitted decisions (`ids`, in time order), and
     whether its region serves more of the served state's held-out pairs (`served`) than the
-    served state's region in force (`held`: its threshold, None: no region). `alpha`: the
-    challenger's level (less when several are judged)."""
+    served state's region in force (`held`: its threshold, None: no region)."""
     kept = [o for o, i in zip(challenger, ids, strict=True) if i > since]
-    cert = certificate_of(kept, standing.target, alpha=alpha)
+    cert = certificate_of(kept, standing.target)
     common = [j for j, i in enumerate(ids) if i in served]
     mine = serves([challenger[j] for j in common], cert.threshold)
     theirs = serves([served[ids[j]] for j in common], held, served_margin)
@@ -84,14 +81,3 @@ def verdict(
         "why_not": "; ".join(reasons) or None,
     }
     return cert, figures
-
-
-def best(verdicts: Sequence[dict[str, Any]]) -> int:
-    """Which of several challengers' verdicts to keep: a promoted one before the others, then the
-    one whose region serves most of the held-out pairs; the first on a tie."""
-
-    def key(i: int) -> tuple[bool, int]:
-        mine = verdicts[i].get("challenger") or {}
-        return bool(verdicts[i]["promote"]), int(mine.get("serves_held_out") or 0)
-
-    return max(range(len(verdicts)), key=lambda i: (*key(i), -i))

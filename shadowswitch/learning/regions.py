@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from shadowswitch.analysis.sequential import ALPHA
 from shadowswitch.learning.certificate import Certificate, Monitor, certify
 from shadowswitch.learning.fit import Outcome
 from shadowswitch.store.certificates import CERTIFIED, UNCERTIFIED, WITHDRAWN
@@ -20,17 +19,13 @@ from shadowswitch.store.tables import AuditEvent, RegionCertificate
 
 
 def certificate_of(
-    outcomes: Sequence[Outcome],
-    target: float,
-    min_confidence: float = 0.0,
-    min_margin: float = 0.0,
-    alpha: float = ALPHA,
+    outcomes: Sequence[Outcome], target: float, min_confidence: float = 0.0, min_margin: float = 0.0
 ) -> Certificate:
     """The region of these decisions (in time order): what the engine would serve at a threshold is
     never a blocked one, nor one under the engine's own floor (`min_confidence`, `min_margin`)."""
     eligible = [not o.blocked and o.margin >= min_margin and o.confidence >= min_confidence for o in outcomes]
     confidences = [o.confidence for o in outcomes]
-    return certify(confidences, [o.correct for o in outcomes], target, alpha, eligible)
+    return certify(confidences, [o.correct for o in outcomes], target, eligible=eligible)
 
 
 def serves(outcomes: Sequence[Outcome], threshold: float | None, min_margin: float = 0.0) -> int:

@@ -233,19 +233,13 @@ def _unit(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return (v / max(float(np.linalg.norm(v)), 1e-9)).astype(np.float32)
 
 
-def figures(
-    wanted: bool, reading: Tuning | None, tuned: Tuned | None, beside: bool = False
-) -> dict[str, Any]:
-    """Whether the challenger reads with a tuned encoder, and what its tunings cost. `beside`: a
-    tuned and a frozen challenger were judged side by side (and `tuned` is the one kept)."""
-    runs = {"tunings": reading.runs} if reading is not None and reading.runs else {}
-    if tuned is not None:
-        return {"tuned": True, **runs}
+def figures(wanted: bool, reading: Tuning | None, tuned: Tuned | None) -> dict[str, Any]:
+    """Whether the challenger reads with a tuned encoder, and what its tunings cost."""
+    if tuned is not None and reading is not None:
+        return {"tuned": True, "tunings": reading.runs}
     why = (
         "the policy does not tune it"
         if not wanted
-        else "the frozen encoder's region served as much or more, judged side by side"
-        if beside
         else f"fewer than {MIN_TURNS} user turns, pairs that kept no texts, or no tunable encoder"
     )
-    return {"tuned": False, "why_not": why, **runs}
+    return {"tuned": False, "why_not": why}
