@@ -16,8 +16,8 @@ agreeing pseudo-pair stakes all but 2% of its wealth on each of the first pairs,
 them cost the region 80 more clean pairs (a region of 111 pairs with one miss never certified, in
 any order); from the prior, the bet starts at the Kelly stake for 99% and a miss costs about 30
 (simulated streams: one miss in 125 pairs certifies wherever it falls, two in 170; the median
-stream at 2% of misses certifies after 210 pairs against 390, at 3% 680 against 1,160; a clean
-run after 69 pairs against 60). The test
+stream at 2% of misses certifies after 208 pairs against 410, at 3% 696 against 1,217; a clean
+run after 69 pairs against 60: `bench/certificate_bettor.py`). The test
 reads the wealth after the newest pair (valid at any time by the same inequality), not its best so
 far: a region whose newest pairs disagree, after a clean start, is not certified on the start's
 strength (`pairs_needed`).
