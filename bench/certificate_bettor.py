@@ -34,10 +34,12 @@ def bettor(prior: float, rate: float | None) -> Iterator[None]:
     certificate.PRIOR = prior
     if rate is not None:
         certificate.prior_rate = lambda _target: rate
+    certificate.pairs_needed.cache_clear()  # it remembers the bettor it was asked of
     try:
         yield
     finally:
         certificate.PRIOR, certificate.prior_rate = kept
+        certificate.pairs_needed.cache_clear()
 
 
 def simulate(streams: int = 200, seed: int = 0) -> dict[str, Any]:

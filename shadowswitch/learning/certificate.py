@@ -17,10 +17,10 @@ them cost the region 80 more clean pairs (a region of 111 pairs with one miss ne
 any order); from the prior, the bet starts at the Kelly stake for 99% and a miss costs about 30
 (simulated streams: one miss in 125 pairs certifies wherever it falls, two in 170; the median
 stream at 2% of misses certifies after 208 pairs against 410, at 3% 696 against 1,217; a clean
-run after 69 pairs against 60: `bench/certificate_bettor.py`). The test
-reads the wealth after the newest pair (valid at any time by the same inequality), not its best so
-far: a region whose newest pairs disagree, after a clean start, is not certified on the start's
-strength (`pairs_needed`).
+run after 69 pairs against 60: `bench/certificate_bettor.py`, `pairs_needed`). The test reads
+the wealth after the newest pair (valid at any time by the same inequality), not its best so far:
+a region whose newest pairs disagree, after a clean start, is not certified on the start's
+strength.
 
 The sequence starts at the strictest threshold that serves at least the pairs a clean run would
 need: the start reads the confidences only, never whether a pair agreed, so the fixed sequence
@@ -32,6 +32,7 @@ compared answers, which withdraws its certificate when it reaches 1/α.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -73,6 +74,7 @@ def log_wealth(xs: Sequence[float], target: float) -> np.ndarray[Any, Any]:
     return np.cumsum(np.log1p(stake * (x - target)))
 
 
+@functools.lru_cache(maxsize=256)  # every `certify` asks it for a clean run's pairs
 def pairs_needed(rate: float, target: float, alpha: float = ALPHA, limit: int = 100_000) -> int | None:
     """About how many served pairs at agreement `rate` certify a region: the bettor's expected
     log-wealth reaches ln 1/α (None: not within `limit`; never at or below the target). At 95%:
