@@ -14,7 +14,7 @@ from shadowswitch.analysis.sequential import ALPHA, betting_wealth, confidence_s
 from shadowswitch.engines.base import Choice, ChoiceTrace
 from shadowswitch.learning.exemplar import build_exemplar
 from shadowswitch.learning.fit import Outcome, Pair, at, decide, fit
-from shadowswitch.learning.memory import Memory, floor_for, purposes, tool_rates
+from shadowswitch.learning.memory import Memory, floor_for, purposes, tool_prior, tool_rates
 from shadowswitch.learning.utility_gate import compare
 from shadowswitch.request import ChatView
 
@@ -83,7 +83,12 @@ def test_the_served_memory_gates_by_its_neighbours_calls() -> None:
     assert memory.call_rate(bad, TOOLS[1]) < 0.15
     assert memory.call_rate(bad, TOOLS[2]) == 1.0  # no arguments to get wrong
     far = memory.similarities(unit(-centres.sum(axis=0)))
-    assert memory.call_rate(far, TOOLS[0]) == 0.7  # no neighbour: the task type's rate
+    agreed, judged = memory.tally[TOOLS[0]]
+    assert judged > 20 and agreed == judged  # the good kind's calls all agreed
+    assert memory.call_rate(far, TOOLS[0]) == tool_prior(agreed, judged, 0.7) > 0.95  # no neighbour: its record
+    agreed, judged = memory.tally[TOOLS[1]]
+    assert memory.call_rate(far, TOOLS[1]) == tool_prior(agreed, judged, 0.7) < 0.7  # a poor record
+    assert memory.call_rate(far, "never_called") == 0.7  # no record: the task type's rate
     assert floor_for("multilingual-e5-small.q4") > floor_for("all-MiniLM-L6-v2")
 
 

@@ -31,6 +31,8 @@ from shadowswitch.learning.memory import (
     call_agreed,
     call_rate,
     combine,
+    tallies,
+    tool_prior,
     turn_key,
     vote,
 )
@@ -139,6 +141,8 @@ def decide(
         keys = [turn_key(p.blocked, p.turn) for p in pairs], [turn_key(m.blocked, m.turn) for m in memory]
         turns, other_turns = codes(*keys)
         sims[turns[:, None] != other_turns[None, :]] = -1.0
+        tally = tallies(labels, calls)
+        own = {m.id: (m.label, c) for m, c in zip(memory, calls.tolist(), strict=True) if not np.isnan(c)}
     out = []
     for i, pair in enumerate(pairs):
         if i % YIELD_EVERY == YIELD_EVERY - 1:
@@ -150,12 +154,31 @@ def decide(
         ranked = sorted(start.values(), reverse=True)
         chosen = max(start, key=lambda c: start[c])
         margin = ranked[0] - (ranked[1] if len(ranked) > 1 else 0)
-        gate = call_rate(sims[i], labels, calls, chosen, rate, floor) if memory else 1.0
+        gate = (
+            call_rate(sims[i], labels, calls, chosen, _prior(tally, own, pair.id, chosen, rate), floor)
+            if memory
+            else 1.0
+        )
         x = tuple(_features(pair, chosen, ranked[0], margin, gate))
         confidence = deferral.probability(x) if deferral else ranked[0] * gate
         outcome = _outcome(pair, chosen, confidence, margin, rate, constants, unreliable)
         out.append(replace(outcome, features=x))
     return out
+
+
+def _prior(
+    tally: Mapping[str, tuple[float, int]],
+    own: Mapping[int, tuple[str, float]],
+    pair: int,
+    tool: str,
+    rate: float,
+) -> float:
+    """The tool's `tool_prior` without the pair's own call (the pair never vouches for itself)."""
+    agreed, judged = tally.get(tool, (0.0, 0))
+    label, call = own.get(pair, ("", 0.0))
+    if label == tool:
+        agreed, judged = agreed - call, judged - 1
+    return tool_prior(agreed, judged, rate)
 
 
 def _features(pair: Pair, chosen: str, p: float, margin: float, gate: float) -> list[float]:

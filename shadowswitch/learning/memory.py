@@ -126,7 +126,15 @@ class Memory:
     def call_rate(self, sims: np.ndarray[Any, Any], tool: str) -> float:
         """How likely the engine's whole call of `tool` agrees, for a request this close."""
         calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)
-        return call_rate(sims, self.labels, calls, tool, self.call_prior, self.floor)
+        agreed, judged = self.tally.get(tool, (0.0, 0))
+        return call_rate(
+            sims, self.labels, calls, tool, tool_prior(agreed, judged, self.call_prior), self.floor
+        )
+
+    @functools.cached_property
+    def tally(self) -> dict[str, tuple[float, int]]:
+        """Per tool, its calls that agreed and those judged (`tallies`)."""
+        return tallies(self.labels, self.calls) if self.calls is not None else {}
 
     @functools.cached_property
     def rates(self) -> dict[str, float]:
@@ -202,6 +210,25 @@ def vote(
     return {k: v / total for k, v in dist.items()}, min(1.0, len(top) / FULL)
 
 
+def tallies(labels: np.ndarray[Any, Any], calls: np.ndarray[Any, Any]) -> dict[str, tuple[float, int]]:
+    """Per tool, the engine's calls of it that agreed and those judged (known)."""
+    known = ~np.isnan(calls)
+    out: dict[str, tuple[float, int]] = {}
+    for tool in set(labels[known].tolist()):
+        mine = known & (labels == tool)
+        out[tool] = (float(calls[mine].sum()), int(mine.sum()))
+    return out
+
+
+def tool_prior(agreed: float, judged: int, prior: float) -> float:
+    """What a call of a tool is expected to do where no close neighbour says: the tool's own
+    record of agreeing calls, with `PRIOR_WEIGHT` pseudo-calls at the task type's rate `prior`.
+    At the task type's rate alone a tool whose 40 calls all agreed was capped, with its 8
+    neighbours, about 0.95 (their weights sum to 3-5): every call ranked below every confident
+    text reply, so a certified region at the top held no call at all."""
+    return (agreed + PRIOR_WEIGHT * prior) / (judged + PRIOR_WEIGHT)
+
+
 def call_rate(
     sims: np.ndarray[Any, Any],
     labels: np.ndarray[Any, Any],
@@ -212,7 +239,7 @@ def call_rate(
 ) -> float:
     """The closest exemplars where the upstream chose `tool` and the engine's call of it is known:
     their similarity-weighted share of agreeing calls, with `PRIOR_WEIGHT` pseudo-neighbours at
-    `prior`. No arguments (`__no_tool__`): 1."""
+    `prior` (the tool's own, `tool_prior`). No arguments (`__no_tool__`): 1."""
     if tool == NO_TOOL:
         return 1.0
     mask = (labels == tool) & (sims >= floor) & ~np.isnan(calls)
