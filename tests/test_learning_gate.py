@@ -85,7 +85,7 @@ def test_the_served_memory_gates_by_its_neighbours_calls() -> None:
     far = memory.similarities(unit(-centres.sum(axis=0)))
     agreed, judged = memory.tally[TOOLS[0]]
     assert judged > 20 and agreed == judged  # the good kind's calls all agreed
-    assert memory.call_rate(far, TOOLS[0]) == tool_prior(agreed, judged, 0.7) > 0.95  # no neighbour: its record
+    assert memory.call_rate(far, TOOLS[0]) == tool_prior(agreed, judged, 0.7) > 0.95  # no neighbour: record
     agreed, judged = memory.tally[TOOLS[1]]
     assert memory.call_rate(far, TOOLS[1]) == tool_prior(agreed, judged, 0.7) < 0.7  # a poor record
     assert memory.call_rate(far, "never_called") == 0.7  # no record: the task type's rate

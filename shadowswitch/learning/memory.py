@@ -126,10 +126,8 @@ class Memory:
     def call_rate(self, sims: np.ndarray[Any, Any], tool: str) -> float:
         """How likely the engine's whole call of `tool` agrees, for a request this close."""
         calls = self.calls if self.calls is not None else np.full(len(self.labels), np.nan)
-        agreed, judged = self.tally.get(tool, (0.0, 0))
-        return call_rate(
-            sims, self.labels, calls, tool, tool_prior(agreed, judged, self.call_prior), self.floor
-        )
+        prior = tool_prior(*self.tally.get(tool, (0.0, 0)), self.call_prior)
+        return call_rate(sims, self.labels, calls, tool, prior, self.floor)
 
     @functools.cached_property
     def tally(self) -> dict[str, tuple[float, int]]:
@@ -221,11 +219,10 @@ def tallies(labels: np.ndarray[Any, Any], calls: np.ndarray[Any, Any]) -> dict[s
 
 
 def tool_prior(agreed: float, judged: int, prior: float) -> float:
-    """What a call of a tool is expected to do where no close neighbour says: the tool's own
-    record of agreeing calls, with `PRIOR_WEIGHT` pseudo-calls at the task type's rate `prior`.
-    At the task type's rate alone a tool whose 40 calls all agreed was capped, with its 8
-    neighbours, about 0.95 (their weights sum to 3-5): every call ranked below every confident
-    text reply, so a certified region at the top held no call at all."""
+    """What a call of a tool is expected to do where no close neighbour says: its own record,
+    with `PRIOR_WEIGHT` pseudo-calls at the task type's rate `prior`. At the task type's rate, a
+    tool whose 40 calls all agreed was capped near 0.95 (its neighbours' weights sum to 3-5),
+    below every confident text reply: a region certified at the top held no call."""
     return (agreed + PRIOR_WEIGHT * prior) / (judged + PRIOR_WEIGHT)
 
 
@@ -254,12 +251,8 @@ def call_rate(
 def tool_rates(labels: np.ndarray[Any, Any], calls: np.ndarray[Any, Any]) -> dict[str, float]:
     """Per tool, the share of its pairs where the engine's whole call agreed (where known;
     Jeffreys-smoothed, so one that never agreed in one pair is at 0.25, in two at 0.17)."""
-    out: dict[str, float] = {}
-    known = ~np.isnan(calls)
-    for tool in sorted(set(labels[known].tolist()) - {NO_TOOL}):
-        mine = known & (labels == tool)
-        out[tool] = float((calls[mine].sum() + 0.5) / (mine.sum() + 1))
-    return out
+    tally = tallies(labels, calls)
+    return {tool: (tally[tool][0] + 0.5) / (tally[tool][1] + 1) for tool in sorted(set(tally) - {NO_TOOL})}
 
 
 def unproven(rate: float) -> bool:
