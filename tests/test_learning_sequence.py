@@ -105,6 +105,9 @@ def test_the_same_text_gets_the_next_tool_once_the_first_has_run(
     change = {"mode": "canary", "percent": 100}
     httpx.put(f"{url}/v1/shadowswitch/rollouts/trips", json=change, headers=AUTH).raise_for_status()
     eventually(lambda: learning()["served_version"] == 1 and serves(url, "trips", 1), timeout_s=180)
+    records = learning()["tools"]  # the served state's record of the engine's calls, per tool
+    assert records
+    assert all(0 <= r["record"] <= 1 and r["agreed"] <= r["judged"] <= r["pairs"] for r in records)
     chosen: list[tuple[Any, Any]] = []
     for text, city in test:
         for messages, want in steps(text, city)[:2]:

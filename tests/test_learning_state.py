@@ -218,8 +218,14 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
     assert status["served_version"] == 1 and status["pairs"] == 80 and len(status["curve"]) > 10
     (version,) = status["versions"]
     assert version["learned_from"] and version["held_out"]["pairs"] and version["live"]["decisions"] == 0
+    records = {t["tool"]: t for t in status["tools"]}
+    lookups = records["lookup_order"]  # every call the engine made of it agreed: served, on its record
+    assert lookups["judged"] > 0 and lookups["agreed"] == lookups["judged"] <= lookups["pairs"]
+    assert lookups["record"] > 0.95 and not lookups["unproven"]
+    assert all(t["unproven"] for t in records.values() if t["judged"] == 0)  # never judged: held back
     table = runner.invoke(app, ["learn", "status", "support", "--db", db_url])
     assert "versions: support" in table.output and str(version["learned_from"]) in table.output
+    assert "tools: support" in table.output and "no: unproven" in table.output
     back = runner.invoke(app, ["learn", "rollback", "support", "--json", "--db", db_url])
     assert json.loads(back.output)["served_version"] == 0
     # a policy directory named but not there, or invalid, is an error, not the engine's defaults

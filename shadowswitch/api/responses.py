@@ -231,6 +231,17 @@ class CurvePoint(BaseModel):
     coverage: float
 
 
+class ToolRecord(BaseModel):
+    """The served state's record of the engine's calls of one tool (`learning/tool_records.py`)."""
+
+    tool: str
+    pairs: int  # exemplars where the upstream chose it
+    judged: int  # of those, where the engine's call of it was judged
+    agreed: float
+    record: float  # what a call's gate falls back on: agreed of judged, one pseudo-call at the task's rate
+    unproven: bool  # never served, however sure the choice
+
+
 class HeldOut(BaseModel):
     """The challenger's figures on the held-out pairs that promoted it."""
 
@@ -297,6 +308,7 @@ class LearningStatus(BaseModel):
     learn: bool
     recent: Point
     curve: list[CurvePoint]
+    tools: list[ToolRecord] = []  # per tool the served state's exemplars chose
     versions: list[StateVersion]
     prior: PriorLive  # decisions made under no learned state, and the prior's certificate
     certificate: CertificateFigures | None = None  # the one in force (None: never certified)

@@ -46,6 +46,8 @@ def learn_command(
         for entry in [] if as_json else shown:
             console.print(_learning_table(entry))
             console.print(versions_table(entry))
+            if entry.get("tools"):
+                console.print(_tools_table(entry))
         return
     if what == "rollback":
         if not task:
@@ -189,6 +191,20 @@ def versions_table(entry: dict[str, Any]) -> Table:
             str(v["live"]["decisions"]),
             _pair(v["live"]),
             certificate_text(v.get("certificate")),
+        )
+    return table
+
+
+def _tools_table(entry: dict[str, Any]) -> Table:
+    """The served state's record of the engine's calls per tool: a call's confidence falls back on
+    it, and an unproven tool is never served, however sure the choice."""
+    table = Table(title=f"tools: {entry['task_type']} (the served state's calls: agreed / judged)")
+    for column in ("tool", "pairs", "calls agreed", "record", "served"):
+        table.add_column(column)
+    for t in entry["tools"]:
+        served = "no: unproven" if t["unproven"] else "yes"
+        table.add_row(
+            t["tool"], str(t["pairs"]), f"{t['agreed']:g} / {t['judged']}", f"{t['record']:g}", served
         )
     return table
 

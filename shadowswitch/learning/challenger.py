@@ -30,7 +30,10 @@ from shadowswitch.learning import fillers, promotion, regions, rules, tuning, ut
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import floor_for
+from shadowswitch.learning.memory import (
+    floor_for,
+)
+from shadowswitch.learning.tool_records import tool_records
 from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
 from shadowswitch.store.exemplars import ExemplarStore, learning_event
@@ -339,6 +342,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         "learn": policy.learn,
         "recent": {"pairs": len(recent), "agreement": None, "coverage": None},
         "curve": [],
+        "tools": tool_records(spec.memory, args_rate(pairs)),
         **versions(store, task),
     }
     if recent:
