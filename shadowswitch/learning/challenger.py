@@ -30,9 +30,7 @@ from shadowswitch.learning import fillers, promotion, regions, rules, tuning, ut
 from shadowswitch.learning.deferral import Deferral
 from shadowswitch.learning.fit import Fitted, Outcome, Pair, args_rate, at, curve, decide, fit, served
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.memory import (
-    floor_for,
-)
+from shadowswitch.learning.memory import floor_for
 from shadowswitch.learning.tool_records import tool_records
 from shadowswitch.learning.versions import versions
 from shadowswitch.policy.models import Engine as EnginePolicy
