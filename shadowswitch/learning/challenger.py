@@ -340,7 +340,7 @@ def status(store: ExemplarStore, task: str, policy: EnginePolicy) -> dict[str, A
         "learn": policy.learn,
         "recent": {"pairs": len(recent), "agreement": None, "coverage": None},
         "curve": [],
-        "tools": tool_records(spec.memory, args_rate(pairs)),
+        "tools": tool_records(spec.memory),
         **versions(store, task),
     }
     if recent:

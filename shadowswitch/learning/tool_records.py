@@ -9,18 +9,19 @@ from typing import Any
 import numpy as np
 
 from shadowswitch.learning import rules
-from shadowswitch.learning.fit import Pair
+from shadowswitch.learning.fit import Pair, args_rate
 from shadowswitch.learning.memory import NO_TOOL, UNPROVEN, tallies, tool_prior, tool_rates, unproven
 
 
-def tool_records(memory: Sequence[Pair], rate: float) -> list[dict[str, Any]]:
+def tool_records(memory: Sequence[Pair]) -> list[dict[str, Any]]:
     """Per tool the served state's exemplars chose: the engine's calls of it judged and agreed, the
     record a call's gate falls back on (`memory.tool_prior`), and whether it is held back as
-    unproven (`memory.unproven`): why a tool is served or not."""
+    unproven (`memory.unproven`): why a tool is served or not. Read as the served engine reads
+    them (`served.ServedMemories.load`): the state's own pairs, its rules, their call agreement."""
     constants, unreliable = rules.learned_rules([(p.label, p.arguments) for p in memory])
     labels = np.array([p.label for p in memory], dtype=object)
     calls = np.array([p.call(constants, unreliable) for p in memory], dtype=np.float64)
-    tally, rates = tallies(labels, calls), tool_rates(labels, calls)
+    tally, rates, rate = tallies(labels, calls), tool_rates(labels, calls), args_rate(memory)
     out = []
     for tool in sorted(set(labels.tolist()) - {NO_TOOL}):
         agreed, judged = tally.get(tool, (0.0, 0))
