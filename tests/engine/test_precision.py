@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from shadowswitch.engines.engine_set import EngineSet
 from shadowswitch.engines.local.choice.candidates import offered_tools
-from shadowswitch.engines.local.runtime.models import load_models, precision_of
+from shadowswitch.engines.local.runtime.models import default_cache_dir, load_models, precision_of
 from shadowswitch.engines.local.schema import is_valid
 from shadowswitch.policy.models import ModelSource, Policy
 from shadowswitch.request import ChatView
@@ -73,3 +73,41 @@ async def test_an_int8_policy_decides_through_its_own_engine(
     assert is_valid(choice.arguments, tool.parameters)
     same = await engines.decide(request, policies["float"])
     assert (choice.name, choice.arguments) == (same.name, same.arguments)
+
+
+@pytest.mark.slow
+def test_int8_keeps_no_page_of_the_float_model_file() -> None:
+    """Quantising left the float32 files mapped and resident (the LM's ~510 MB held by reference
+    cycles, the encoder's by the biases its int8 layers keep); the server freezes its heap once
+    the models are in, so nothing after the load would collect them. Collector off, as for frozen
+    objects; only the mappings this load made are counted (the session's float engine has its own)."""
+    import gc
+
+    from shadowswitch.engines.local.runtime.models import load_encoder, load_lm
+
+    before = set(_mappings())
+    gc.disable()
+    try:
+        lm, _ = load_lm("embedded", default_cache_dir(), "int8")
+        encoder, _ = load_encoder("int8")
+        assert precision_of(lm) == precision_of(encoder) == "int8"
+        made = {where: kb for where, kb in _mappings().items() if where not in before}
+        assert sum(made.values()) < 1_000, made
+    finally:
+        gc.enable()
+
+
+def _mappings() -> dict[tuple[str, str], int]:
+    """Resident kB of each of this process's mappings of a safetensors file (/proc/self/smaps),
+    by (address range, file)."""
+    resident: dict[tuple[str, str], int] = {}
+    where: tuple[str, str] | None = None
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+                named = len(fields) == 6 and fields[5].endswith(".safetensors")
+                where = (fields[0], fields[5]) if named else None
+            elif where is not None and fields[0] == "Rss:":
+                resident[where] = int(fields[1])
+    return resident

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import importlib.util
 import logging
 import os
@@ -201,6 +202,10 @@ def quantised(model: Any, name: str) -> Any:
 
     import torch
 
+    for layer in model.modules():
+        if isinstance(layer, torch.nn.Linear) and layer.bias is not None:
+            # the int8 layer keeps its bias tensor: out of the file's mapping, or it pins it all
+            layer.bias.data = layer.bias.data.clone()
     with warnings.catch_warnings():  # torch.ao's notice that the API moves to torchao
         warnings.simplefilter("ignore")
         quantise = torch.ao.quantization.quantize_dynamic
@@ -209,6 +214,9 @@ def quantised(model: Any, name: str) -> Any:
         # copied out of the model file's mapping, which then closes: the float32 pages read to
         # quantise would otherwise stay resident with it (~330 MB of RSS)
         tensor.data = tensor.data.clone()
+    # quantize_dynamic leaves reference cycles that hold the file's mapping (the LM's: ~510 MB of
+    # resident pages); the server freezes its heap once loaded, so only a collection here frees them
+    gc.collect()
     log.info("%s in int8 (%s)", name, torch.backends.quantized.engine)
     return model
 
