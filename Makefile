@@ -156,6 +156,7 @@ bench: dev bench-env
 	$(VENV)/bin/shadowswitch bench bfcl --out bench/results/bfcl.json
 	$(VENV)/bin/shadowswitch bench overhead --out bench/results/overhead.json
 	$(VENV)/bin/shadowswitch bench scaling --out bench/results/scaling.json
+	$(VENV)/bin/shadowswitch bench beside --out bench/results/beside.json
 	$(VENV)/bin/shadowswitch bench e2e --out bench/results/e2e.json
 
 # LiteLLM's own proxy, for `bench overhead` only, in a venv of its own: `litellm[proxy]` in .venv

@@ -125,6 +125,22 @@ def overhead(
     run_overhead(config)
 
 
+@bench_app.command("beside")
+def beside(
+    short: Annotated[int, typer.Option(help="Short requests in each phase, 4 at a time")] = 96,
+    steps: Annotated[int, typer.Option(help="The heavy agent's steps, 2 at a time")] = 12,
+    out: Annotated[Path, typer.Option(help="Results JSON")] = Path("bench/results/beside.json"),
+) -> None:
+    """Short requests served locally, alone and beside a heavy agent learning in shadow.
+
+    Their p50/p99 in both, and how long after each heavy step its shadow run was recorded.
+    """
+    _offline_and_stoppable()
+    from bench.scaling.beside import run_beside
+
+    run_beside(out, short, steps)
+
+
 @bench_app.command("scaling")
 def scaling(
     quick: Annotated[bool, typer.Option(help="Fewer requests: under two minutes")] = False,

@@ -14,12 +14,14 @@ import time
 
 from aiohttp import web
 
+from bench.scaling import heavy
+
 WORDS = ["The", " answer", " is", " forty-two", "."]
 USAGE = {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
 
 
-def completion(request_id: int, model: str) -> dict[str, object]:
-    message = {"role": "assistant", "content": "".join(WORDS)}
+def completion(request_id: int, model: str, message: dict[str, object] | None = None) -> dict[str, object]:
+    message = message or {"role": "assistant", "content": "".join(WORDS)}
     return {
         "id": f"chatcmpl-bench{request_id}",
         "object": "chat.completion",
@@ -50,8 +52,9 @@ def make_app(delay_s: float) -> web.Application:
         request_id, model = next(counter), str(body.get("model") or "bench")
         await asyncio.sleep(delay_s)
         if not body.get("stream"):
+            call = heavy.answer(body) if model == "heavy-agent" else None  # `bench beside`'s agent
             return web.Response(
-                body=json.dumps(completion(request_id, model)), content_type="application/json"
+                body=json.dumps(completion(request_id, model, call)), content_type="application/json"
             )
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)

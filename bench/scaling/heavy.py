@@ -2,14 +2,16 @@
 conversation of about 6,000 tokens (order look-ups returned as JSON, several user turns).
 
 Every step is distinct (its order numbers, products and wording come from its index), so no
-cache of the engine flatters a run. Used by `bench scaling --heavy` and the tests of the time
-budget: the heavy agent in shadow with learning on, beside short requests served locally.
+cache of the engine flatters a run. Used by `bench beside` (bench/scaling/beside.py) and the tests
+of the time budget: the heavy agent in shadow with learning on, beside short requests served
+locally. `answer` is the upstream's call for a step, so that learning has a nested call to learn.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 PRODUCTS = ("kettle", "toaster", "blender", "lamp", "backpack", "jacket", "headphones", "mug", "pan")
@@ -120,3 +122,31 @@ def heavy_step(index: int, target_tokens: int = 6000) -> dict[str, Any]:
     )
     messages.append({"role": "user", "content": ask})
     return {"model": "heavy-agent", "messages": messages, "tools": HEAVY_TOOLS}
+
+
+ASK = re.compile(
+    r"change order (?P<order>ORD-\d+): I want (?P<quantity>\d+) of (?P<sku>SKU-\d+) in (?P<colour>\w+), "
+    r"delivered to (?P<street>[^,]+), (?P<city>\w+)\."
+)
+
+
+def answer(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The upstream's `update_order` call for a heavy step (None: not one): what its last user
+    turn asks for, nested as the tool's schema wants it."""
+    messages = body.get("messages") or []
+    found = ASK.search(str(messages[-1].get("content") or "")) if messages else None
+    if found is None:
+        return None
+    item = {"sku": found["sku"], "quantity": int(found["quantity"])}
+    item["options"] = [{"name": "colour", "value": found["colour"]}]
+    arguments = {
+        "order_id": found["order"],
+        "items": [item],
+        "shipping": {"address": {"street": found["street"], "city": found["city"]}},
+    }
+    call = {"name": "update_order", "arguments": json.dumps(arguments)}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "call_up", "type": "function", "function": call}],
+    }

@@ -133,6 +133,7 @@ async def send_all(base: str, requests: list[ScalingRequest], concurrency: int) 
         "throughput_rps": round(len(latencies) / wall, 2) if wall else None,
         "profile_ms": _profile(records),
         "over_budget": sum(r.get("abstain_reason") == "time_budget" for r in records),
+        "_latencies": latencies,  # for merging rounds (bench beside); not written
     }
 
 
@@ -302,7 +303,9 @@ class Fresh:
 
 
 def _run(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
-    return asyncio.run(send_all(base, requests, concurrency))
+    row = asyncio.run(send_all(base, requests, concurrency))
+    row.pop("_latencies")
+    return row
 
 
 def _mb(value: int) -> float:
