@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import os
 import statistics
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 from bench.bfcl.proxy import free_port
 from bench.overhead import targets
 from bench.overhead.load import run_load
-from bench.overhead.processes import Server, cpu_seconds, started
+from bench.overhead.processes import Server, cpu_seconds, upstream_started
 
 
 def main() -> None:
@@ -48,13 +47,11 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="ss-ab-") as tmp:
         workdir = Path(tmp)
-        up = free_port()
-        cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up)]
-        with started(cmd, f"http://127.0.0.1:{up}/v1/models", workdir / "upstream.log", targets.bench_env()):
+        with upstream_started(workdir, targets.bench_env()) as upstream:
             for _round in range(args.rounds):
                 for name, source in checkouts.items():
                     port = free_port()
-                    with _server(workdir, f"http://127.0.0.1:{up}/v1", port, source) as server:
+                    with _server(workdir, upstream, port, source) as server:
                         url = f"http://127.0.0.1:{port}/v1/chat/completions"
                         for stream in (False, True):
                             asyncio.run(run_load(url, stream, args.concurrency, 50))  # warm-up

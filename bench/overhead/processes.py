@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -131,3 +132,15 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):  # what is left, such as an orphaned worker
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=5)
+
+
+@contextmanager
+def upstream_started(workdir: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """The benches' upstream (`bench.overhead.upstream`, 20 ms) in a process of its own, until the
+    block ends; yields its /v1 base URL."""
+    from bench.bfcl.proxy import free_port
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(port)]
+    with started(cmd, f"http://127.0.0.1:{port}/v1/models", workdir / "upstream.log", env):
+        yield f"http://127.0.0.1:{port}/v1"

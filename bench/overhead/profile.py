@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import contextlib
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 from bench.bfcl.proxy import free_port
 from bench.overhead import targets
 from bench.overhead.load import run_load
-from bench.overhead.processes import Server, started
+from bench.overhead.processes import Server, upstream_started
 
 
 def main() -> None:
@@ -37,11 +36,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ss-profile-") as tmp:
         workdir = Path(tmp)
-        up = free_port()
-        cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up)]
-        with started(cmd, f"http://127.0.0.1:{up}/v1/models", workdir / "upstream.log"):
+        with upstream_started(workdir) as upstream:
             port = free_port()
-            with _server(args.floor, workdir, f"http://127.0.0.1:{up}/v1", port) as server:
+            with _server(args.floor, workdir, upstream, port) as server:
                 url = f"http://127.0.0.1:{port}/v1/chat/completions"
                 asyncio.run(run_load(url, args.stream, args.concurrency, 100))  # warm-up
                 spy = subprocess.Popen(

@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from rich.table import Table
 
 from bench.bfcl.proxy import free_port
 from bench.bfcl.results import git_commit, machine_info, write_results
-from bench.overhead.processes import started
+from bench.overhead.processes import started, upstream_started
 from bench.overhead.targets import KEY_ENV, bench_env
 from bench.scaling.heavy import heavy_step
 from bench.scaling.run import console, send_all, write_policies
@@ -43,10 +44,8 @@ def run_beside(out: Path, short: int = 96, steps: int = 12) -> dict[str, Any]:
     begun = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ss-beside-") as tmp:
         workdir = Path(tmp)
-        up_port = free_port()
-        up_cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up_port)]
-        with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
-            policies = _policies(workdir / "policies", f"http://127.0.0.1:{up_port}/v1")
+        with upstream_started(workdir) as upstream:
+            policies = _policies(workdir / "policies", upstream)
             port = free_port()
             cmd = [sys.executable, "-m", "shadowswitch.cli", "serve", "--port", str(port)]
             cmd += ["--policies", str(policies), "--db", f"sqlite:///{workdir / 'beside.db'}"]
@@ -55,8 +54,6 @@ def run_beside(out: Path, short: int = 96, steps: int = 12) -> dict[str, Any]:
             console.print("starting shadowswitch serve…")
             with started(cmd, f"{base}/readyz", workdir / "serve.log", bench_env(), timeout_s=900):
                 figures = asyncio.run(_measure(base, SimpleTraffic(), short, steps))
-    for name in ("short_alone", "short_beside"):
-        figures[name].pop("_latencies", None)
     results = {
         "benchmark": "beside",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -99,28 +96,19 @@ async def _measure(base: str, short: SimpleTraffic, count: int, steps: int) -> d
     console.print(f"short requests beside the heavy agent ({steps} steps)…")
     heavy = asyncio.create_task(_heavy_agent(base, steps))
     await asyncio.sleep(1.0)  # its first steps in the engine's queue
-    beside = await send_all(base, short.take(count), 4)
-    rounds = 1
-    while not heavy.done():  # short requests as long as the heavy agent's work goes on
-        more = await send_all(base, short.take(count), 4)
-        beside = _merged(beside, more)
-        rounds += 1
-    return {"short_alone": alone, "short_beside": beside | {"rounds": rounds}, "heavy": await heavy}
-
-
-def _merged(one: dict[str, Any], two: dict[str, Any]) -> dict[str, Any]:
-    """Two rounds' figures as one: percentiles from both rounds' latencies."""
-    latencies = one.pop("_latencies") + two.pop("_latencies")
-    cuts = statistics.quantiles(latencies, n=100, method="inclusive")
-    paths = {k: one["paths"].get(k, 0) + two["paths"].get(k, 0) for k in {*one["paths"], *two["paths"]}}
-    return one | {
-        "requests": one["requests"] + two["requests"],
-        "paths": paths,
-        "latency_p50_ms": round(cuts[49], 2),
-        "latency_p99_ms": round(cuts[98], 2),
-        "over_budget": one["over_budget"] + two["over_budget"],
-        "_latencies": latencies,
+    begun, latencies = time.perf_counter(), list[float]()
+    rounds: list[dict[str, Any]] = []
+    while not rounds or not heavy.done():  # short requests as long as the heavy agent's work goes on
+        rounds.append(await send_all(base, short.take(count), 4, latencies))  # percentiles: every round
+    beside = rounds[-1] | {
+        "rounds": len(rounds),
+        "requests": len(latencies),
+        "errors": sum(r["errors"] for r in rounds),
+        "paths": dict(sum((Counter(r["paths"]) for r in rounds), Counter())),
+        "throughput_rps": round(len(latencies) / (time.perf_counter() - begun), 2),
+        "over_budget": sum(r["over_budget"] for r in rounds),
     }
+    return {"short_alone": alone, "short_beside": beside, "heavy": await heavy}
 
 
 async def _heavy_agent(base: str, steps: int, pace_s: float = PACE_S) -> dict[str, Any]:
@@ -156,7 +144,7 @@ async def _heavy_agent(base: str, steps: int, pace_s: float = PACE_S) -> dict[st
         "shadow_recorded_after_request_s": sorted(round(x, 2) for x in lags),
         "shadow_lag_max_s": round(max(lags), 2) if lags else None,
         "shadow_engine_ms": sorted(round(x) for x in engine),
-        "shadow_outcomes": _count(s.get("abstain_reason") or s.get("name") or "?" for s in shadows),
+        "shadow_outcomes": dict(Counter(str(s.get("abstain_reason") or s.get("name")) for s in shadows)),
     }
 
 
@@ -168,13 +156,6 @@ async def _shadow_of(client: httpx.AsyncClient, decision_id: str, timeout_s: flo
             return dict(record["shadow"])
         await asyncio.sleep(0.2)
     return {"abstain_reason": "no shadow run recorded"}
-
-
-def _count(values: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for value in values:
-        out[str(value)] = out.get(str(value), 0) + 1
-    return out
 
 
 def _print(results: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from rich.table import Table
 
 from bench.bfcl.proxy import free_port
 from bench.bfcl.results import git_commit, machine_info, write_results
-from bench.overhead.processes import pss_bytes, rss_bytes, started
+from bench.overhead.processes import pss_bytes, rss_bytes, started, upstream_started
 from bench.overhead.targets import KEY_ENV, bench_env
 from bench.scaling.simple import SimpleTraffic
 from bench.scaling.tools import ScalingRequest, requests_with_tools
@@ -92,9 +92,13 @@ def write_policies(
     return folder
 
 
-async def send_all(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
-    """Send every request from `concurrency` clients; latency, throughput, paths, engine time."""
-    latencies: list[float] = []
+async def send_all(
+    base: str, requests: list[ScalingRequest], concurrency: int, latencies: list[float] | None = None
+) -> dict[str, Any]:
+    """Send every request from `concurrency` clients; latency, throughput, paths, engine time.
+    `latencies`: earlier rounds' (ms), which this one's join: its percentiles are over them all."""
+    latencies = [] if latencies is None else latencies
+    sent = len(latencies)
     paths: dict[str, int] = {}
     ids: list[str] = []
     right = errors = 0
@@ -130,10 +134,9 @@ async def send_all(base: str, requests: list[ScalingRequest], concurrency: int) 
         "right_tool": round(right / len(requests), 3) if requests else None,
         **_percentiles("latency", latencies),
         **_percentiles("engine", [m for m in engine_ms if m is not None]),
-        "throughput_rps": round(len(latencies) / wall, 2) if wall else None,
+        "throughput_rps": round((len(latencies) - sent) / wall, 2) if wall else None,
         "profile_ms": _profile(records),
         "over_budget": sum(r.get("abstain_reason") == "time_budget" for r in records),
-        "_latencies": latencies,  # for merging rounds (bench beside); not written
     }
 
 
@@ -167,10 +170,7 @@ def run_scaling(config: ScalingConfig) -> dict[str, Any]:
     by_workers: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ss-scaling-") as tmp:
         workdir = Path(tmp)
-        up_port = free_port()
-        up_cmd = [sys.executable, "-m", "bench.overhead.upstream", "--port", str(up_port)]
-        with started(up_cmd, f"http://127.0.0.1:{up_port}/v1/models", workdir / "upstream.log"):
-            upstream = f"http://127.0.0.1:{up_port}/v1"
+        with upstream_started(workdir) as upstream:
             for source in config.sources or (None,):  # one server after the other
                 for precision in config.precisions or (None,):
                     folder = workdir / f"policies-{precision or 'default'}"
@@ -303,9 +303,7 @@ class Fresh:
 
 
 def _run(base: str, requests: list[ScalingRequest], concurrency: int) -> dict[str, Any]:
-    row = asyncio.run(send_all(base, requests, concurrency))
-    row.pop("_latencies")
-    return row
+    return asyncio.run(send_all(base, requests, concurrency))
 
 
 def _mb(value: int) -> float:
