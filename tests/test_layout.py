@@ -293,7 +293,7 @@ def test_tests_share_helpers_only_through_tests_support() -> None:
 # module grows past 300 only by being listed here in review, and shrinks by being split.
 LONG_MODULES = {
     "shadowswitch/policy/models.py": 560,
-    "shadowswitch/engines/local/decider.py": 431,
+    "shadowswitch/engines/local/decider.py": 435,
     "shadowswitch/engines/local/arguments/filler.py": 375,
     "shadowswitch/learning/head.py": 375,
     "shadowswitch/proxy/pipeline.py": 350,

@@ -1,7 +1,8 @@
 """Values copied from the conversation's memory, through the real proxy: real embedded models,
 the openai SDK, a real upstream. An id an earlier tool result listed is copied with its path as
 provenance; a list of ids is walked one call at a time; an array of objects is filled from a
-result's records, or the engine abstains; a value found nowhere is never served."""
+result's records, or the engine abstains; a value found nowhere is never served; an address
+written out on one line fills a write's address fields after the user's yes."""
 
 from __future__ import annotations
 
@@ -155,3 +156,84 @@ def test_a_value_found_nowhere_is_never_served(proxy: Any, local_engine: Any) ->
     raw, record = step(url, messages, REFUND)
     assert raw.headers["x-shadowswitch-path"] == "fallback"
     assert record["abstain_reason"] == "missing_value:refund_code"
+
+
+FIELD = {"type": "string"}
+MOVE = tool(
+    "update_account_address",
+    "Change the default address on the customer's account",
+    {"customer_id": {"type": "string"}, "line1": FIELD, "city": FIELD, "state": FIELD, "zip": FIELD},
+)
+MOVE["function"]["parameters"]["properties"]["line2"] = {"type": "string", "description": "Apartment, unit"}
+
+
+def moving(new: str) -> list[dict[str, Any]]:
+    """A customer asks to move; the agent looked the account up (its old address in the record)
+    and asked to confirm the new one, written out; the customer says yes."""
+    account = {
+        "customer_id": "cus_208811",
+        "address": {
+            "line1": "430 Spruce Drive",
+            "line2": "Unit 4",
+            "city": "Tacoma",
+            "state": "WA",
+            "zip": "92457",
+        },
+    }
+    return [
+        {
+            "role": "user",
+            "content": f"I've moved: please update my account address to {new}. It's dana@example.com",
+        },
+        call("find_customer_by_email", {"email": "dana@example.com"}, "c0"),
+        result({"customer_id": "cus_208811"}, "c0"),
+        call("get_customer", {"customer_id": "cus_208811"}, "c1"),
+        result(account, "c1"),
+        {
+            "role": "assistant",
+            "content": f"To confirm: your account's default address becomes {new}. Proceed? (yes/no)",
+        },
+        {"role": "user", "content": "Yes, go ahead."},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("new", "fields"),
+    [
+        (
+            "241 Quarry Drive, Boise, ID 95435",
+            {"line1": "241 Quarry Drive", "city": "Boise", "state": "ID", "zip": "95435"},
+        ),
+        (
+            "17 Elm Street, Apt 5, Salt Lake City, UT 84101",
+            {
+                "line1": "17 Elm Street",
+                "line2": "Apt 5",
+                "city": "Salt Lake City",
+                "state": "UT",
+                "zip": "84101",
+            },
+        ),
+    ],
+)
+def test_an_address_written_out_fills_the_writes_fields(
+    proxy: Any, local_engine: Any, new: str, fields: dict[str, str]
+) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = moving(new)
+    raw, record = step(url, messages, MOVE)
+    assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+    sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+    assert sent == {"customer_id": "cus_208811", **fields}  # the record's old address is not copied
+    for name, value in fields.items():
+        source = record["argument_sources"][name]
+        written = messages[source["message"]]["content"]
+        assert source["role"] in ("user", "assistant") and written[source["start"] : source["end"]] == value
+
+
+def test_an_address_read_unsure_is_never_served(proxy: Any, local_engine: Any) -> None:
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = moving("somewhere near Boise, zip 95435")  # no street: no address read
+    raw, record = step(url, messages, MOVE)
+    assert raw.headers["x-shadowswitch-path"] == "fallback"
+    assert record["abstain_reason"] == "missing_value:line1"

@@ -24,7 +24,7 @@ from shadowswitch.engines.local.arguments.memory import MemoryReader
 from shadowswitch.engines.local.arguments.name_parts import split_name
 from shadowswitch.engines.local.arguments.params import params_of
 from shadowswitch.engines.local.arguments.readings import TurnReadings
-from shadowswitch.engines.local.arguments.recall import overrule, recall
+from shadowswitch.engines.local.arguments.recall import address, overrule, recall
 from shadowswitch.engines.local.arguments.today import stated_today
 from shadowswitch.engines.local.calibration import Calibration, load_calibration, prior_for
 from shadowswitch.engines.local.choice.candidates import NO_TOOL_ID, Candidate, CandidateSet, build_candidates
@@ -363,6 +363,7 @@ class Decider:
         pointer = pointer_of(memory.constants) if memory else None
         values = self.memories.read(request, today)
         overrule(filled, asked, values, pointer, best.id)  # a record's own id over a guess from words
+        address(filled, asked, values, pointer, best.id)  # an address's fields from one address
         if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing
             recall(filled, asked, values, pointer, best.id)
         if memory is not None:

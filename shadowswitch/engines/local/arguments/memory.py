@@ -32,6 +32,7 @@ from shadowswitch.engines.local.arguments.extract import extract
 from shadowswitch.engines.local.arguments.results import _lines, _span
 from shadowswitch.engines.local.arguments.today import CLOCK, Today, fixed_dates, other_day
 from shadowswitch.engines.local.knowledge import Knowledge
+from shadowswitch.engines.local.languages.en.addresses import addresses
 from shadowswitch.engines.local.runtime.lru import LRU
 from shadowswitch.request import ChatView, message_text, normalise
 
@@ -144,7 +145,8 @@ class MemoryReader:
         spans = extract(text, self.knowledge, today.day)
         if today.unsure:  # which day "tomorrow" is from is not known: only dates written out
             spans = fixed_dates(spans, extract(text, self.knowledge, other_day(today)))
-        kinds = (*SPECIFIC, "phrase") if role in ("user", "assistant") else SPECIFIC
+        said = role in ("user", "assistant")
+        kinds = (*SPECIFIC, "phrase") if said else SPECIFIC
         return [
             Entry(s.value, s.text, "", "", -1, s.kind, s.start, s.end)
             for s in spans
@@ -152,6 +154,12 @@ class MemoryReader:
             and isinstance(s.value, str | int | float)
             and not isinstance(s.value, bool)
             and (s.kind != "phrase" or len(s.text.split()) <= PHRASE_WORDS)
+        ] + [  # an address written on one line, a field an entry: tools take addresses as fields
+            Entry(
+                a.text, a.text, f"address[{n}].{a.field}", f"address.{a.field}", -1, "address", a.start, a.end
+            )
+            for n, parts in enumerate(addresses(text) if said else ())
+            for a in parts
         ]
 
     def _calls(self, message: dict[str, Any], at: int, memory: ValueMemory) -> None:

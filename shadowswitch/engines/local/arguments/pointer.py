@@ -42,10 +42,11 @@ from typing import Any
 
 from shadowswitch.engines.local.arguments.elsewhere import as_param
 from shadowswitch.engines.local.arguments.features import example_shapes, shape
-from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
+from shadowswitch.engines.local.arguments.memory import Entry, Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, stem
 from shadowswitch.engines.local.arguments.records import named
 from shadowswitch.engines.local.arguments.results import singular, words
+from shadowswitch.engines.local.languages.en.addresses import field_of
 
 SCALAR_KINDS = ("string", "integer", "number")
 PLAIN = {"type", "description", "title", "examples"}  # a string schema with only these: any string
@@ -173,10 +174,8 @@ def features(
     name, own, parent = stems(p.name), stems(entry.key), stems(entry.parent, plural=True)
     key = value_key(value)
     feats: dict[str, float] = {MEMORY: 1.0, f"src:{found.role}": 1.0, f"kind:{entry.kind}": 1.0}
-    if own and (own == name or (parent[-1:] + own) == name or (*parent, *own) == name):
+    if names(p, entry):
         feats["key_name"] = 1.0
-    elif _listed_ids(entry.pattern, entry.key, name):
-        feats["key_name"] = 1.0  # a list of ids named by its items: `orders[]` for `order_id`
     # "id" is in every id's key: only the other words say which id (`customer_id` is no `order_id`)
     named = set(name) - ID_WORDS
     if own and named:
@@ -206,6 +205,18 @@ def features(
             feats["list_first"] = 1.0
     feats["count"] = math.log1p(count - 1)
     return {k: round(v, 4) for k, v in feats.items() if v}
+
+
+def names(p: Param, entry: Entry) -> bool:
+    """The entry's key names the parameter: the same words (under its parent's, `customer.id`
+    for `customer_id`); a list of ids named by its items (`orders[]` for `order_id`); a field of
+    an address written out (`address1` for its first line)."""
+    name, own, parent = stems(p.name), stems(entry.key), stems(entry.parent, plural=True)
+    if own and (own == name or (parent[-1:] + own) == name or (*parent, *own) == name):
+        return True
+    if _listed_ids(entry.pattern, entry.key, name):
+        return True
+    return entry.kind == "address" and field_of(p.name) == entry.key
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,7 @@ After the last user turn, the earlier turns and this turn's tool results (`fille
   of the call already took (a ticket's id is not also its note), when it scores at least `SERVE` and no other
   value comes within `MARGIN` of it (two values alike: unsure, so none); a list of ids is walked,
   as the features rank the first id no earlier call sent above the others;
-- an array of objects is filled record by record from a list of a tool result whose records have
-  a value for each of the item's required fields (a key naming the field), as many items as the
-  list has records; an array of scalars from a list whose key names the parameter; else missing;
+- an array from a list of a tool result, record by record (`arrays.py`), else missing;
 - a parameter the agent writes rather than copies (a note, a summary, a message) is not copied;
 - anything else stays missing: the engine abstains (`missing_value:<param>`), never invents.
 
@@ -18,7 +16,8 @@ After the last user turn, the earlier turns and this turn's tool results (`fille
 as the parameter, gives way to a tool result's leaf named as the parameter when that leaf is the
 memory's sure offer. Either way what the memory offered is recorded, so that the pairs say how
 sure the pointer is of such a copy (a customer's id after the look-up by email) rather than its
-score's distance to the next offer alone.
+score's distance to the next offer alone. `address` fills a tool that takes an address as fields
+from one address written out in the conversation.
 
 A served value's provenance is where it is: `source: text`, the message's index and role, the
 JSON `path` of a leaf, and its span when it has one. What each parameter was offered is recorded
@@ -30,12 +29,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from shadowswitch.engines.local.arguments.arrays import array_value
 from shadowswitch.engines.local.arguments.features import shape
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
-from shadowswitch.engines.local.arguments.params import Param, params_of, stem
+from shadowswitch.engines.local.arguments.params import Param, params_of
 from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, offers
-from shadowswitch.engines.local.arguments.results import words
+from shadowswitch.engines.local.languages.en.addresses import field_of
 from shadowswitch.engines.local.learned_state import Pointer
 from shadowswitch.engines.local.schema import is_valid
 
@@ -64,7 +64,7 @@ def recall(
         if p.kind in SCALAR_KINDS:
             value = _scalar(p, memory, (pointer, tool), filled)
         elif p.kind == "array":
-            value = _array(p, memory)
+            value = array_value(p, memory)
         if value is not None and is_valid(value[0], p.schema):
             filled.put(p.name, value)
             filled.missing.remove(p.name)
@@ -106,6 +106,48 @@ def overrule(
             filled.put(p.name, (found[0].value, provenance(found[0].found)))
             if p.name in filled.missing:
                 filled.missing.remove(p.name)
+
+
+def address(
+    filled: Filled,
+    parameters: dict[str, Any],
+    memory: ValueMemory,
+    pointer: Pointer | None = None,
+    tool: str = "",
+) -> None:
+    """A tool that takes an address as fields (`line1`, `city`, `state`, `zip`) takes them all
+    from one address the conversation writes out in full: the only one, or the one the memory's
+    scores put ahead of the others by the margin (the customer's new address, which the agent's
+    confirmation repeats; a record's own fields are no address written out). Its fields replace
+    what the filler read of them (spans of words, not an address's parts); a field it does not
+    have is left unset if optional, missing if required."""
+    fields = {p.name: (p, f) for p in params_of(parameters) if p.kind == "string" and (f := field_of(p.name))}
+    first = next((p for p, f in fields.values() if f == "line1"), None)
+    if first is None or len(fields) < 3:
+        return
+    # the addresses written out, best first: one alone is sure, of two the best by the margin
+    found = [
+        o
+        for o in offers(first, memory, pointer.weights if pointer else None, tool)
+        if o.found.entry.kind == "address" and "key_name" in o.features
+    ]
+    taken = bool(found) and (len(found) == 1 or _sure(found, _margin(pointer, tool, first)))
+    _record(filled, first, found, taken)
+    if not taken:
+        return
+    top = found[0].found
+    at = top.entry.path.rsplit(".", 1)[0]  # `address[0]`: the fields of the same address
+    parts = {f.entry.key: f for f in memory if f.message == top.message and f.entry.path.startswith(at + ".")}
+    for name, (p, field) in fields.items():
+        part = parts.get(field)
+        if part is not None and is_valid(part.entry.value, p.schema):
+            filled.put(name, (part.entry.value, provenance(part)))
+            if name in filled.missing:
+                filled.missing.remove(name)
+        elif name in filled.arguments:
+            del filled.arguments[name], filled.sources[name]
+            if p.required:
+                filled.missing.append(name)
 
 
 def _unlike_the_ids(p: Param, value: Any, found: list[Offer]) -> bool:
@@ -175,84 +217,3 @@ def provenance(found: Found) -> Source:
     if entry.start >= 0:
         source["start"], source["end"] = entry.start, entry.end
     return source
-
-
-def _array(p: Param, memory: ValueMemory) -> tuple[Any, Source] | None:
-    """An array parameter from a list of a tool result: records for objects, values for scalars."""
-    found = p.schema.get("items")
-    items: dict[str, Any] = found if isinstance(found, dict) else {}
-    lists = _lists(memory)
-    for (message, prefix), records in reversed(list(lists.items())):  # the newest list first
-        if items.get("type") == "object" or items.get("properties"):
-            value = _objects(items, records)
-        else:
-            value = _values(p, prefix, records)
-        if value is not None and is_valid(value, p.schema):
-            path = prefix + "[]"
-            return value, {
-                "source": "text",
-                "message": message,
-                "role": "tool",
-                "path": path,
-                "items": len(value),
-            }
-    return None
-
-
-Record = dict[str, Found]  # a list item's leaves by their path below the item
-
-
-def _lists(memory: ValueMemory) -> dict[tuple[int, str], list[Record]]:
-    """Every list of the tool results: (message, path of the list) → its items' leaves."""
-    out: dict[tuple[int, str], dict[int, Record]] = {}
-    for found in memory:
-        entry = found.entry
-        if found.role != "tool" or entry.index < 0:
-            continue
-        cut = entry.pattern.rfind("[]")
-        prefix, rest = entry.pattern[:cut], entry.pattern[cut + 2 :].lstrip(".")
-        out.setdefault((found.message, prefix), {}).setdefault(entry.index, {})[rest] = found
-    return {slot: [items[i] for i in sorted(items)] for slot, items in out.items()}
-
-
-def _objects(items: dict[str, Any], records: list[Record]) -> list[dict[str, Any]] | None:
-    """Each record as an item: every property the item schema has, from the record's leaf whose
-    key names it; None unless each record gives every required property."""
-    props = items.get("properties") or {}
-    required = set(items.get("required") or props)
-    out = []
-    for record in records:
-        item: dict[str, Any] = {}
-        for name in props:
-            leaf = _named(name, record)
-            if leaf is not None:
-                item[name] = leaf.entry.value
-        if not required <= set(item) or not is_valid(item, items):
-            return None
-        out.append(item)
-    return out or None
-
-
-def _named(name: str, record: Record) -> Found | None:
-    """The record's leaf whose key names the property: the same words, or the last of them."""
-    wanted = tuple(stem(w) for w in words(name))
-    for rest, found in record.items():
-        own = tuple(stem(w) for w in words(rest.rsplit(".", 1)[-1]))
-        if own and (own == wanted or (len(own) == 1 and own[0] == wanted[-1] and len(wanted) > 1)):
-            return found
-    return None
-
-
-def _values(p: Param, prefix: str, records: list[Record]) -> list[Any] | None:
-    """A list of scalars whose key (the list's, or its items' one leaf) names the parameter."""
-    wanted = {stem(w.rstrip("s")) for w in words(p.name)}
-    out = []
-    for record in records:
-        if len(record) != 1:
-            return None
-        rest, found = next(iter(record.items()))
-        out.append(found.entry.value)
-        named = {stem(w.rstrip("s")) for w in words(prefix.rsplit(".", 1)[-1]) + words(rest)}
-        if not wanted <= named:
-            return None
-    return out or None
