@@ -167,7 +167,18 @@ MOVE = tool(
 MOVE["function"]["parameters"]["properties"]["line2"] = {"type": "string", "description": "Apartment, unit"}
 
 
-def moving(new: str) -> list[dict[str, Any]]:
+OLD = {"line1": "46 Orchard Road", "city": "Reno", "state": "NV", "zip": "86979"}
+
+
+def read(address: str) -> dict[str, str]:
+    """The fields of an address written "line1[, line2], city, state zip"."""
+    parts = [p.strip() for p in address.split(",")]
+    state, zip_code = parts[-1].split()
+    fields = {"line1": parts[0], "city": parts[-2], "state": state, "zip": zip_code}
+    return {**fields, "line2": parts[1]} if len(parts) == 4 else fields
+
+
+def moving(new: str, who: str = "It's dana@example.com") -> list[dict[str, Any]]:
     """A customer asks to move; the agent looked the account up (its old address in the record)
     and asked to confirm the new one, written out; the customer says yes."""
     account = {
@@ -183,7 +194,7 @@ def moving(new: str) -> list[dict[str, Any]]:
     return [
         {
             "role": "user",
-            "content": f"I've moved: please update my account address to {new}. It's dana@example.com",
+            "content": f"I've moved: please update my account address to {new}. {who}",
         },
         call("find_customer_by_email", {"email": "dana@example.com"}, "c0"),
         result({"customer_id": "cus_208811"}, "c0"),
@@ -237,3 +248,31 @@ def test_an_address_read_unsure_is_never_served(proxy: Any, local_engine: Any) -
     raw, record = step(url, messages, MOVE)
     assert raw.headers["x-shadowswitch-path"] == "fallback"
     assert record["abstain_reason"] == "missing_value:line1"
+
+
+def test_a_name_said_earlier_is_no_customer_id_after_the_look_up(proxy: Any, local_engine: Any) -> None:
+    """The name the customer gave to be found, read for `customer_id` from that earlier turn, is
+    written like none of the ids the records hold under that name (the one the agent sent on to
+    `get_customer`): it is dropped and the record's id copied, never the name served as the id."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    new = "591 Orchard Avenue, Unit 9, Missoula, MT 96209"
+    account = {"customer_id": "cus_217081", "name": {"first": "Aiden", "last": "Romero"}, "address": OLD}
+    messages = [
+        {"role": "user", "content": f"Can you change the default address on my account to {new}?"},
+        {"role": "assistant", "content": "First I need your email address, or your full name and zip code."},
+        {"role": "user", "content": "I'm Aiden Romero, zip code 86979."},
+        call("find_customer_by_name", {"first_name": "Aiden", "last_name": "Romero", "zip": "86979"}, "c0"),
+        result({"customer_id": "cus_217081"}, "c0"),
+        call("get_customer", {"customer_id": "cus_217081"}, "c1"),
+        result(account, "c1"),
+        {
+            "role": "assistant",
+            "content": f"I'll change the address on your account to {new}. Shall I go ahead?",
+        },
+        {"role": "user", "content": "Yes, go ahead."},
+    ]
+    raw, record = step(url, messages, MOVE)
+    assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+    sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+    assert sent == {"customer_id": "cus_217081", **read(new)}
+    assert record["argument_sources"]["customer_id"]["role"] in ("tool", "call")

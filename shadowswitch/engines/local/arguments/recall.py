@@ -34,7 +34,7 @@ from shadowswitch.engines.local.arguments.features import shape
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
 from shadowswitch.engines.local.arguments.params import Param, params_of
-from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, offers
+from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, names, offers
 from shadowswitch.engines.local.languages.en.addresses import field_of
 from shadowswitch.engines.local.learned_state import Pointer
 from shadowswitch.engines.local.schema import is_valid
@@ -94,7 +94,8 @@ def overrule(
         found = [o for o in offers(p, memory, weights, tool) if o.found.message != memory.last_user]
         if any(value_key(o.value) == current and "key_name" in o.features for o in found):
             continue  # the words' value is a record's field of that name too
-        if _unlike_the_ids(p, filled.arguments[p.name], found):
+        earlier = filled.sources.get(p.name, {}).get("message") not in (None, memory.last_user)
+        if _unlike_the_ids(p, filled.arguments[p.name], found, memory if earlier else None):
             del filled.arguments[p.name], filled.sources[p.name]
             if p.required:
                 filled.missing.append(p.name)
@@ -120,7 +121,8 @@ def address(
     scores put ahead of the others by the margin (the customer's new address, which the agent's
     confirmation repeats; a record's own fields are no address written out). Its fields replace
     what the filler read of them (spans of words, not an address's parts); a field it does not
-    have is left unset if optional, missing if required."""
+    have is left unset if optional, missing if required; another parameter the filler gave one of
+    the address's values is missing too (`recall` may then copy it)."""
     fields = {p.name: (p, f) for p in params_of(parameters) if p.kind == "string" and (f := field_of(p.name))}
     first = next((p for p, f in fields.values() if f == "line1"), None)
     if first is None or len(fields) < 3:
@@ -131,30 +133,48 @@ def address(
         for o in offers(first, memory, pointer.weights if pointer else None, tool)
         if o.found.entry.kind == "address" and "key_name" in o.features
     ]
-    taken = bool(found) and (len(found) == 1 or _sure(found, _margin(pointer, tool, first)))
-    _record(filled, first, found, taken)
-    if not taken:
+    sure_of = bool(found) and (len(found) == 1 or _sure(found, _margin(pointer, tool, first)))
+    _record(filled, first, found, sure_of)
+    if not sure_of:
         return
     top = found[0].found
     at = top.entry.path.rsplit(".", 1)[0]  # `address[0]`: the fields of the same address
     parts = {f.entry.key: f for f in memory if f.message == top.message and f.entry.path.startswith(at + ".")}
-    for name, (p, field) in fields.items():
-        part = parts.get(field)
+    pieces = [str(part.entry.value).lower() for part in parts.values()]
+    for p in params_of(parameters):
+        part = parts.get(fields[p.name][1]) if p.name in fields else None
         if part is not None and is_valid(part.entry.value, p.schema):
-            filled.put(name, (part.entry.value, provenance(part)))
-            if name in filled.missing:
-                filled.missing.remove(name)
-        elif name in filled.arguments:
-            del filled.arguments[name], filled.sources[name]
+            filled.put(p.name, (part.entry.value, provenance(part)))
+            if p.name in filled.missing:
+                filled.missing.remove(p.name)
+        elif p.name in filled.arguments and (p.name in fields or _piece(filled.arguments[p.name], pieces)):
+            # a field the address lacks; or another parameter read as a piece of the address (its
+            # zip as the customer's id): one value rarely fills two parameters
+            del filled.arguments[p.name], filled.sources[p.name]
             if p.required:
-                filled.missing.append(name)
+                filled.missing.append(p.name)
 
 
-def _unlike_the_ids(p: Param, value: Any, found: list[Offer]) -> bool:
-    """`p` is an id, tool results hold ids named as it, and `value` is written like none of them."""
+def _piece(value: Any, pieces: list[str]) -> bool:
+    """`value` is written as a piece of an address: one of its fields, or words around one."""
+    written = str(value).lower()
+    return any(piece == written or (len(piece) > 3 and piece in written) for piece in pieces)
+
+
+def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemory | None) -> bool:
+    """`p` is an id, tool results hold ids named as it, and `value` is written like none of them.
+    For a value read in an earlier turn (`memory` given), every result's leaf named as `p` counts,
+    also one the offers show at the call that sent it on (`get_customer`'s `customer_id`): the
+    customer's name from their first message is no customer id after the look-up."""
     if not (p.name_words & ID_WORDS) or not isinstance(value, str):
         return False
     shapes = {shape(o.value) for o in found if _named_id(o)}
+    if memory is not None:
+        shapes |= {
+            shape(f.entry.value)
+            for f in memory
+            if f.role == "tool" and isinstance(f.entry.value, str) and names(p, f.entry)
+        }
     return bool(shapes) and shape(value) not in shapes
 
 

@@ -12,6 +12,7 @@ the text: nothing is rewritten, a value is copied as written.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ ZIP = re.compile(r"\b\d{5}(?:-\d{4})?\b")
 COUNTRY = re.compile(r"\s*,?\s*(?:USA|U\.S\.A\.|United States(?: of America)?|US)\b")
 NUMBER = re.compile(r"(?<![\w-])\d{1,6}(?=\s+[A-Za-z0-9])")
 REACH = 120  # the most characters from a house number to its zip code
+MAX_ZIPS = 16  # zip codes tried in one text (a pasted table of numbers is no list of addresses)
+MAX_STARTS = 4  # house numbers tried before one zip code, nearest first
 # The labels of each field, in the order an address writes them (usaddress's tag names)
 FIELDS: tuple[tuple[str, frozenset[str]], ...] = (
     (
@@ -72,14 +75,14 @@ def addresses(text: str) -> list[tuple[Part, ...]]:
 def _addresses(text: str) -> tuple[tuple[Part, ...], ...]:
     out: list[tuple[Part, ...]] = []
     taken = 0
-    for zip_code in ZIP.finditer(text):
+    for zip_code in itertools.islice(ZIP.finditer(text), MAX_ZIPS):
         end = zip_code.end()
         country = COUNTRY.match(text, end)
         end = country.end() if country else end
         starts = [
             m.start() for m in NUMBER.finditer(text, max(taken, zip_code.start() - REACH), zip_code.start())
         ]
-        for start in reversed(starts):  # the nearest house number first: "order 12 to 241 ..." is 241
+        for start in reversed(starts[-MAX_STARTS:]):  # the nearest first: "order 12 to 241 ..." is 241
             parts = _read(text, start, end)
             if parts:
                 out.append(parts)
