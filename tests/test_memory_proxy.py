@@ -167,44 +167,27 @@ MOVE = tool(
 MOVE["function"]["parameters"]["properties"]["line2"] = {"type": "string", "description": "Apartment, unit"}
 
 
-OLD = {"line1": "46 Orchard Road", "city": "Reno", "state": "NV", "zip": "86979"}
+OLD = {"line1": "430 Spruce Drive", "line2": "Unit 4", "city": "Tacoma", "state": "WA", "zip": "92457"}
 
 
-def read(address: str) -> dict[str, str]:
-    """The fields of an address written "line1[, line2], city, state zip"."""
-    parts = [p.strip() for p in address.split(",")]
-    state, zip_code = parts[-1].split()
-    fields = {"line1": parts[0], "city": parts[-2], "state": state, "zip": zip_code}
-    return {**fields, "line2": parts[1]} if len(parts) == 4 else fields
-
-
-def moving(new: str, who: str = "It's dana@example.com") -> list[dict[str, Any]]:
-    """A customer asks to move; the agent looked the account up (its old address in the record)
-    and asked to confirm the new one, written out; the customer says yes."""
-    account = {
-        "customer_id": "cus_208811",
-        "address": {
-            "line1": "430 Spruce Drive",
-            "line2": "Unit 4",
-            "city": "Tacoma",
-            "state": "WA",
-            "zip": "92457",
-        },
-    }
+def confirmed(customer_id: str, new: str) -> list[dict[str, Any]]:
+    """The agent reads the account (its old address in the record), asks to confirm the new one,
+    written out, and the customer says yes."""
     return [
-        {
-            "role": "user",
-            "content": f"I've moved: please update my account address to {new}. {who}",
-        },
+        call("get_customer", {"customer_id": customer_id}, "c1"),
+        result({"customer_id": customer_id, "address": OLD}, "c1"),
+        {"role": "assistant", "content": f"To confirm: your account's address becomes {new}. Proceed?"},
+        {"role": "user", "content": "Yes, go ahead."},
+    ]
+
+
+def moving(new: str) -> list[dict[str, Any]]:
+    """A customer asks to move and gives their email; the agent finds the account."""
+    return [
+        {"role": "user", "content": f"I've moved: please update my address to {new}. It's dana@example.com"},
         call("find_customer_by_email", {"email": "dana@example.com"}, "c0"),
         result({"customer_id": "cus_208811"}, "c0"),
-        call("get_customer", {"customer_id": "cus_208811"}, "c1"),
-        result(account, "c1"),
-        {
-            "role": "assistant",
-            "content": f"To confirm: your account's default address becomes {new}. Proceed? (yes/no)",
-        },
-        {"role": "user", "content": "Yes, go ahead."},
+        *confirmed("cus_208811", new),
     ]
 
 
@@ -256,23 +239,47 @@ def test_a_name_said_earlier_is_no_customer_id_after_the_look_up(proxy: Any, loc
     `get_customer`): it is dropped and the record's id copied, never the name served as the id."""
     url = proxy(policy(), local_factory=lambda: local_engine)
     new = "591 Orchard Avenue, Unit 9, Missoula, MT 96209"
-    account = {"customer_id": "cus_217081", "name": {"first": "Aiden", "last": "Romero"}, "address": OLD}
     messages = [
         {"role": "user", "content": f"Can you change the default address on my account to {new}?"},
         {"role": "assistant", "content": "First I need your email address, or your full name and zip code."},
         {"role": "user", "content": "I'm Aiden Romero, zip code 86979."},
         call("find_customer_by_name", {"first_name": "Aiden", "last_name": "Romero", "zip": "86979"}, "c0"),
         result({"customer_id": "cus_217081"}, "c0"),
-        call("get_customer", {"customer_id": "cus_217081"}, "c1"),
-        result(account, "c1"),
-        {
-            "role": "assistant",
-            "content": f"I'll change the address on your account to {new}. Shall I go ahead?",
-        },
-        {"role": "user", "content": "Yes, go ahead."},
+        *confirmed("cus_217081", new),
     ]
     raw, record = step(url, messages, MOVE)
     assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
     sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
-    assert sent == {"customer_id": "cus_217081", **read(new)}
+    fields = {
+        "line1": "591 Orchard Avenue",
+        "line2": "Unit 9",
+        "city": "Missoula",
+        "state": "MT",
+        "zip": "96209",
+    }
+    assert sent == {"customer_id": "cus_217081", **fields}
     assert record["argument_sources"]["customer_id"]["role"] in ("tool", "call")
+
+
+def test_a_piece_of_the_address_is_no_customer_id(proxy: Any, local_engine: Any) -> None:
+    """The address in the turn the write answers: what the filler reads of it for another parameter
+    (its zip as the customer's id) is dropped, and the record's id copied."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    new = "241 Quarry Drive, Boise, ID 95435"
+    messages = [
+        *moving(new)[:3],
+        call("get_customer", {"customer_id": "cus_208811"}, "c1"),
+        result({"customer_id": "cus_208811", "address": OLD}, "c1"),
+        {"role": "assistant", "content": "Found your account. Which address should I use?"},
+        {"role": "user", "content": f"Use {new} from now on, thanks."},
+    ]
+    raw, record = step(url, messages, MOVE)
+    assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+    sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+    assert sent == {
+        "customer_id": "cus_208811",
+        "line1": "241 Quarry Drive",
+        "city": "Boise",
+        "state": "ID",
+        "zip": "95435",
+    }

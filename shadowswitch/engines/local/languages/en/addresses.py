@@ -11,7 +11,6 @@ the text: nothing is rewritten, a value is copied as written.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ FIELDS: tuple[tuple[str, frozenset[str]], ...] = (
 REQUIRED = ("line1", "city", "state", "zip")
 STATE = re.compile(r"[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?")  # "ID", "Idaho", "New York"
 FIELD_NAMES = tuple(name for name, _ in FIELDS)
+ORDER = {label: i for i, (_, labels) in enumerate(FIELDS) for label in labels}  # label → its field's place
 
 
 @dataclass(frozen=True)
@@ -65,30 +65,21 @@ class Part:
 
 def addresses(text: str) -> list[tuple[Part, ...]]:
     """The addresses `text` writes out in full (street, city, state and zip), each as its fields;
-    an address read unsure is left out."""
-    if not ZIP.search(text):  # most text holds no address: no parse at all
-        return []
-    return list(_addresses(text))
-
-
-@functools.lru_cache(maxsize=1024)
-def _addresses(text: str) -> tuple[tuple[Part, ...], ...]:
+    an address read unsure is left out. (The value memory reads each message once: no cache here.)"""
     out: list[tuple[Part, ...]] = []
     taken = 0
-    for zip_code in itertools.islice(ZIP.finditer(text), MAX_ZIPS):
-        end = zip_code.end()
-        country = COUNTRY.match(text, end)
-        end = country.end() if country else end
-        starts = [
-            m.start() for m in NUMBER.finditer(text, max(taken, zip_code.start() - REACH), zip_code.start())
-        ]
+    for zip_code in itertools.islice(ZIP.finditer(text), MAX_ZIPS):  # no zip code: no parse at all
+        country = COUNTRY.match(text, zip_code.end())
+        end = country.end() if country else zip_code.end()
+        window = (max(taken, zip_code.start() - REACH), zip_code.start())
+        starts = [m.start() for m in NUMBER.finditer(text, *window)]
         for start in reversed(starts[-MAX_STARTS:]):  # the nearest first: "order 12 to 241 ..." is 241
             parts = _read(text, start, end)
             if parts:
                 out.append(parts)
                 taken = end
                 break
-    return tuple(out)
+    return out
 
 
 def _read(text: str, start: int, end: int) -> tuple[Part, ...] | None:
@@ -97,17 +88,16 @@ def _read(text: str, start: int, end: int) -> tuple[Part, ...] | None:
         labelled = usaddress.parse(text[start:end])
     except Exception:  # the tagger's own errors mean: not read
         return None
-    order = {label: i for i, (_, labels) in enumerate(FIELDS) for label in labels}
     tokens: list[tuple[str, int, int]] = []  # field, start, end of each word
     at, last = start, 0
     for word, label in labelled:
-        if label not in order or order[label] < last:
+        if label not in ORDER or ORDER[label] < last:
             return None  # a word no address has, or a field out of its place
-        last = order[label]
+        last = ORDER[label]
         found = text.find(word, at, end)
         if found < 0:
             return None
-        tokens.append((FIELDS[order[label]][0], found, found + len(word)))
+        tokens.append((FIELDS[ORDER[label]][0], found, found + len(word)))
         at = found + len(word)
     parts: dict[str, tuple[int, int]] = {}
     for field, s, e in tokens:
