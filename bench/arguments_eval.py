@@ -180,6 +180,7 @@ def evaluate(items: list[Item], engine: Any) -> dict[str, Any]:
                 call_ok &= outcome == "agree"
                 tally["arguments"][outcome] += 1
                 tally["by_where"][place][outcome] += 1
+                tally["by_param"][f"{item.tool}.{param}"][outcome] += 1
                 if outcome == "misread" and len(tally["misread_examples"]) < 40:
                     tally["misread_examples"].append(
                         {
@@ -243,6 +244,7 @@ def _empty() -> dict[str, Any]:
         "invented": 0,  # served values read from the text that the conversation does not hold
         "arguments": Counter(),
         "by_where": defaultdict(Counter),
+        "by_param": defaultdict(Counter),  # tool.param: the outcomes of its arguments
         "served_from": Counter(),
         "offered": Counter(),  # by where: the upstream's value was among the engine's offers
         "misread_examples": [],
@@ -256,6 +258,7 @@ def _plain(tally: dict[str, Any]) -> dict[str, Any]:
         "by_where": {
             w: {o: tally["by_where"][w][o] for o in OUTCOMES} for w in WHERE if w in tally["by_where"]
         },
+        "by_param": {k: {o: n for o, n in c.items() if n} for k, c in sorted(tally["by_param"].items())},
         "served_from": dict(tally["served_from"]),
         "offered": dict(tally["offered"]),
         "offered_share": round(sum(tally["offered"].values()) / max(1, sum(tally["arguments"].values())), 3),

@@ -4,9 +4,15 @@
 a region certify, the median stream at 2% and 3% misses, and false certification at the target.
 `replay`: a kept bench database (`SHADOWSWITCH_BENCH_KEEP_DB`): the challenger's cross-fitted
 decisions of its first `--pairs` pairs (frozen encoder), certified by both bettors.
+`tests`: a kept bench database's first learning run again, as the product runs it (on a copy with
+the served state set aside, the encoder tuned), and per threshold its region tested three ways:
+the product's e-process (order-dependent), an order-free mixture e-process (the likelihood ratio
+mixed over agreements above the target; as valid at any time), and the exact binomial test, valid
+only for one look at a fixed number of pairs (learning looks again at every run).
 
     python -m bench.certificate_bettor simulate
     python -m bench.certificate_bettor replay --db /tmp/helpdesk.db --task helpdesk --pairs 912
+    python -m bench.certificate_bettor tests --db /tmp/shop.db --task shop
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import json
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,6 +114,71 @@ def replay(db_url: str, task: str, pairs_to: int) -> dict[str, Any]:
     return out
 
 
+def mixture(agreed: int, n: int, a: float, target: float = TARGET) -> float:
+    """log E of an order-free e-process against "agreement ≤ target": the likelihood ratio of
+    `agreed` of `n` pairs mixed over agreements p > target, Beta(a, 1) truncated to (target, 1]
+    (for each such p the ratio is a supermartingale under the null, so the mixture is too)."""
+    from scipy import special
+
+    tail = math.log(1 - special.betainc(a, 1.0, target)) + special.betaln(a, 1.0)
+    upper = special.betaln(agreed + a, n - agreed + 1) + math.log(
+        max(1 - special.betainc(agreed + a, n - agreed + 1, target), 1e-300)
+    )
+    return upper - tail - agreed * math.log(target) - (n - agreed) * math.log(1 - target)
+
+
+def tests(db_file: str, task: str) -> dict[str, Any]:
+    import shutil
+    import sqlite3
+    import tempfile
+
+    from scipy import stats
+
+    from shadowswitch.learning import challenger, promotion
+    from shadowswitch.policy.models import Engine
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    copy = Path(tempfile.mkdtemp()) / "copy.db"
+    shutil.copy(db_file, copy)
+    with sqlite3.connect(copy) as con:  # the first learning run: no served state, no certificate
+        con.execute("delete from engine_state")
+        con.execute("delete from certificate")
+    seen: list[Any] = []
+    judge = promotion.verdict
+
+    def kept(outcomes: Any, *args: Any) -> Any:
+        seen.extend(o for o in outcomes if not o.blocked)
+        return judge(outcomes, *args)
+
+    promotion.verdict = kept
+    try:
+        store = ExemplarStore(db.make_engine(f"sqlite:///{copy}"))
+        challenger.learn(store, task, Engine(target_agreement=TARGET), actor="bench", dry_run=True)
+    finally:
+        promotion.verdict = judge
+        shutil.rmtree(copy.parent)
+
+    rows = []
+    for threshold in certificate.GRID[:12]:
+        xs = [o.correct for o in seen if o.confidence >= threshold]
+        if not xs:
+            continue
+        agreed = round(sum(xs))
+        rows.append(
+            {
+                "threshold": threshold,
+                "served": len(xs),
+                "misses": len(xs) - agreed,
+                "e_process": round(math.exp(float(certificate.log_wealth(xs, TARGET)[-1])), 1),
+                "mixture_uniform": round(math.exp(mixture(agreed, len(xs), 1.0)), 1),
+                "mixture_beta40": round(math.exp(mixture(agreed, len(xs), 40.0)), 1),
+                "binomial_p": round(float(stats.binom.cdf(len(xs) - agreed, len(xs), 1 - TARGET)), 4),
+            }
+        )
+    return {"task": task, "held_out": len(seen), "bar": round(math.exp(BAR)), "thresholds": rows}
+
+
 def main() -> None:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
@@ -116,8 +188,16 @@ def main() -> None:
     kept.add_argument("--db", required=True, help="the database file")
     kept.add_argument("--task", required=True)
     kept.add_argument("--pairs", type=int, required=True, help="pairs up to this id (the checkpoint)")
+    again = sub.add_parser("tests", help="a kept bench database's first learning run, three tests")
+    again.add_argument("--db", required=True, help="the database file")
+    again.add_argument("--task", required=True)
     args = parser.parse_args()
-    found = simulate() if args.mode == "simulate" else replay(f"sqlite:///{args.db}", args.task, args.pairs)
+    if args.mode == "simulate":
+        found = simulate()
+    elif args.mode == "tests":
+        found = tests(args.db, args.task)
+    else:
+        found = replay(f"sqlite:///{args.db}", args.task, args.pairs)
     print(json.dumps(found, indent=1))
 
 
