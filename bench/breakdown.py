@@ -8,7 +8,9 @@ value right, wrong or missing where the engine chose that tool and filled its ar
 and where the upstream's value came from in the request — a tool result (with its JSON path), an
 earlier assistant turn, a user turn, the system prompt, or nowhere (a value the upstream wrote
 itself, or mistyped).
-The same counts by origin show which kind of value a learning change gained or lost.
+The same counts by origin show which kind of value a learning change gained or lost. `steps`
+lists each test step in order (the upstream's tool, the engine's choice, its confidence, the
+outcome), so that two runs can be compared step by step.
 """
 
 from __future__ import annotations
@@ -38,12 +40,22 @@ def breakdown(
     arguments: dict[str, Counter[str]] = defaultdict(Counter)
     origins: dict[str, Counter[str]] = defaultdict(Counter)
     paths: Counter[str] = Counter()
+    steps: list[dict[str, Any]] = []
     for case, decision, verdict in zip(cases, decisions, judged, strict=True):
         answer = answer_of(case)
         tool = str(answer.get("name") or TEXT)
         outcome = _outcome(decision, verdict)
         tools[tool][outcome] += 1
         chosen = str(decision.get("chosen") or "")
+        confidence = decision.get("confidence")
+        steps.append(
+            {
+                "upstream": tool,
+                "chosen": TEXT if chosen == NO_TOOL else chosen or None,
+                "confidence": None if confidence is None else round(float(confidence), 3),
+                "outcome": outcome,
+            }
+        )
         if outcome == "wrong" and chosen != tool:
             instead[tool][TEXT if chosen == NO_TOOL else chosen] += 1
         if tool == TEXT:
@@ -73,6 +85,7 @@ def breakdown(
         "arguments": {k: _order(c) for k, c in sorted(arguments.items())},
         "origins": {o: _order(origins[o]) for o in ORIGINS if o in origins},
         "tool_result_paths": dict(paths.most_common(25)),
+        "steps": steps,  # each test step in order: the upstream's tool, the engine's, how it went
     }
 
 

@@ -532,6 +532,8 @@ def run_learning(
                 point = checkpoint(bench, test, pairs, chosen.judge, tested, chosen.answer_of)
                 if chosen.slipped is not None and chosen.answer_of is not None:
                     point["upstream_slipped"] = slips(test, chosen.slipped, chosen.answer_of)
+                    for step, case in zip(point.get("breakdown", {}).get("steps", []), test, strict=False):
+                        step["slipped"] = chosen.slipped(case)
                 point["stream_sent"] = sent
                 point["shadow_skipped"] = skipped
                 console.print(f"pairs {pairs}: { {k: v for k, v in point.items() if k != 'breakdown'} }")

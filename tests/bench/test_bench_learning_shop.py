@@ -83,6 +83,13 @@ def test_the_breakdown_counts_each_tool_and_each_argument() -> None:
     assert out["origins"]["tool_result"]["right"] == 1 and out["tool_result_paths"] == {
         "get_customer:orders[]": 4
     }
+    assert [(s["upstream"], s["chosen"], s["outcome"]) for s in out["steps"]] == [
+        ("get_order", "get_order", "wrong"),
+        ("get_order", "get_order", "right"),
+        ("get_order", "get_order", "abstained"),
+        ("get_order", "get_customer", "wrong"),
+        ("__text__", "get_order", "wrong"),
+    ]
 
 
 @pytest.mark.unit
@@ -111,6 +118,7 @@ def test_a_short_shop_curve_through_the_proxy_writes_the_breakdown(tmp_path: Pat
         assert set(parts["origins"]) <= {"tool_result", "assistant", "user", "system", "nowhere"}
         slipped = point["upstream_slipped"]
         assert slipped["tool_call_steps"] + slipped["text_steps"] == sum(map(shop_slipped, traffic.test[:8]))
+        assert [s["slipped"] for s in parts["steps"]] == [shop_slipped(s) for s in traffic.test[:8]]
 
 
 @pytest.mark.integration  # records the conversations against the model served over HTTP
