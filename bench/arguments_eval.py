@@ -18,7 +18,12 @@ recorded steps (bench/learning_helpdesk.py, bench/learning_shop.py, bench/learni
 BFCL development files only (`live_simple`, `live_multiple`, `parallel`, `parallel_multiple`,
 `exec_*`; the first call of a parallel answer).
 
+With `--state` (a kept bench database, `SHADOWSWITCH_BENCH_KEEP_DB`), the engine fills with the
+learned state that database serves, on the agent's *held-out* steps instead (the shop's test
+customers, the help desk's held-out wordings): the values after learning, on traffic it never saw.
+
     python -m bench.arguments_eval [--traffic helpdesk travel bfcl] [--bfcl-limit 40]
+    python -m bench.arguments_eval --traffic shop --state /tmp/shop.db --label learned
 """
 
 from __future__ import annotations
@@ -101,11 +106,29 @@ def helpdesk() -> Iterator[Item]:
     yield from agent_items("helpdesk", record(written_out(PER_TEMPLATE)))
 
 
-def shop() -> Iterator[Item]:
-    """The shop agent's stream steps (its held-out customers' steps stay unread)."""
+def shop(held_out: bool = False) -> Iterator[Item]:
+    """The shop agent's stream steps, or its held-out customers' (`held_out`)."""
     from bench.learning_shop import shop_steps
 
-    yield from agent_items("shop", shop_steps()[0])
+    yield from agent_items("shop", shop_steps()[int(held_out)])
+
+
+def held_out_helpdesk() -> Iterator[Item]:
+    """The help desk's steps worded in the templates its curve holds out."""
+    from bench.learning_helpdesk import helpdesk_steps
+
+    yield from agent_items("helpdesk", helpdesk_steps()[1])
+
+
+def learned_state(db_file: Path, task: str) -> Any:
+    """The learned state a kept bench database serves for `task` (None: it serves the prior)."""
+    from shadowswitch.learning.served import ServedMemories
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    if not db_file.exists():
+        raise SystemExit(f"no such database: {db_file}")
+    return ServedMemories(ExemplarStore(db.make_engine(f"sqlite:///{db_file}"))).load(task)
 
 
 def travel() -> Iterator[Item]:
@@ -149,7 +172,7 @@ def policy_for(scorer: str) -> Any:
     )
 
 
-def evaluate(items: list[Item], engine: Any) -> dict[str, Any]:
+def evaluate(items: list[Item], engine: Any, states: dict[str, Any] | None = None) -> dict[str, Any]:
     """Counts per traffic: outcome × where, calls whose arguments all agree, extras, examples."""
     from shadowswitch.engines.local.decider import Job
 
@@ -158,7 +181,11 @@ def evaluate(items: list[Item], engine: Any) -> dict[str, Any]:
     for start in range(0, len(items), BATCH):
         chunk = items[start : start + BATCH]
         views = [ChatView.parse({"model": "agent", **i.request}) for i in chunk]
-        jobs = [Job(v, policies[i.scorer], None, i.tool) for v, i in zip(views, chunk, strict=True)]
+        states = states or {}
+        jobs = [
+            Job(v, policies[i.scorer], states.get(i.traffic), i.tool)
+            for v, i in zip(views, chunk, strict=True)
+        ]
         choices = engine.engine.decide_batch(jobs)
         if start % (BATCH * 25) == 0:
             print(f"{start + len(chunk)}/{len(items)}", file=sys.stderr, flush=True)
@@ -278,23 +305,35 @@ def main() -> None:
     parser.add_argument("--bfcl-limit", type=int, default=40, help="cases per BFCL file (even stride)")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--label", default="current", help="the key the results are kept under in --output")
+    parser.add_argument(
+        "--state", type=Path, help="a kept bench database: fill with its learned state, on held-out steps"
+    )
     args = parser.parse_args()
 
     from shadowswitch.engines.local import create_engine
 
     items: list[Item] = []
     sources = {"helpdesk": helpdesk, "shop": shop, "travel": travel, "bfcl": lambda: bfcl(args.bfcl_limit)}
+    if args.state is not None:
+        if not set(args.traffic) <= {"shop", "helpdesk"}:
+            parser.error(
+                "--state reads the shop's or the help desk's learned state: --traffic shop or helpdesk"
+            )
+        sources = {"shop": lambda: shop(held_out=True), "helpdesk": held_out_helpdesk}
     for name in args.traffic:
         items += list(sources[name]())
+    states = {t: learned_state(args.state, t) for t in args.traffic} if args.state is not None else {}
     engine = create_engine("embedded")
     started = time.perf_counter()
     try:
-        results = evaluate(items, engine)
+        results = evaluate(items, engine, states)
     finally:
         engine.close()
     results_all = json.loads(args.output.read_text()) if args.output.exists() else {}
     results_all[args.label] = {
-        "command": "python -m bench.arguments_eval " + " ".join(f"--traffic {t}" for t in args.traffic),
+        "command": "python -m bench.arguments_eval --traffic "
+        + " ".join(args.traffic)
+        + (f" --state {args.state.name}" if args.state is not None else ""),
         "bfcl_limit": args.bfcl_limit,
         "seconds": round(time.perf_counter() - started, 1),
         "traffic": results,

@@ -113,6 +113,35 @@ def test_a_list_of_ids_is_walked_one_call_at_a_time(proxy: Any, local_engine: An
         assert record["argument_sources"]["order_id"]["path"] == f"orders[{n}].id"
 
 
+CANCEL_ORDER = tool("cancel_order", "Cancel an order that has not shipped", {"order_id": ORDER_ID})
+
+
+def test_a_write_after_a_walk_never_takes_the_walks_next_id(proxy: Any, local_engine: Any) -> None:
+    """`get_order` walked the list to the order asked about; the cancellation acts on that order.
+    The walk's next id is no value for another tool: before, it won (the shop's cancellations
+    took the customer's next order, 9 of 18 times)."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    ids = ("ORD-2741", "ORD-2790", "ORD-2802")
+    messages = [
+        {"role": "user", "content": "Please cancel the order with the desk lamp in it."},
+        call("list_orders", {"customer": "C-77"}, "c0"),
+        result(listed(*ids), "c0"),
+        call("get_order", {"order_id": ids[0]}, "c1"),
+        result({"order_id": ids[0], "status": "pending", "items": ["Cable"]}, "c1"),
+        call("get_order", {"order_id": ids[1]}, "c2"),
+        result({"order_id": ids[1], "status": "pending", "items": ["Desk lamp"]}, "c2"),
+        {"role": "assistant", "content": f"To confirm: I'll cancel order {ids[1]}. Shall I go ahead?"},
+        {"role": "user", "content": "yes please"},
+    ]
+    raw, record = step(url, messages, CANCEL_ORDER)
+    if raw.headers["x-shadowswitch-path"] == "local":
+        assert json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments) == {
+            "order_id": ids[1]
+        }
+    else:  # the prior does not weigh the order in focus: it abstains, never guesses the next
+        assert record["abstain_reason"] == "missing_value:order_id", record
+
+
 def returned(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     order = {"order": {"order_id": "ORD-2741", "status": "delivered", "lines": lines}}
     return [

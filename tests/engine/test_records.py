@@ -93,3 +93,27 @@ def test_a_learned_weight_on_the_named_record_puts_its_id_before_the_others() ->
 
     assert order(None) == ["pm_card_9921", "pm_card_1564"]  # the prior: not the list's first
     assert order({"record_said": 2.0, "record_mentioned": 2.0}) == ["pm_card_1564", "pm_card_9921"]
+
+
+def test_the_records_own_value_is_stale_and_a_list_of_options_is_not() -> None:
+    """`change_order_payment` replaces the order's `payment_id`; the customer's methods under the
+    same name are what it may be changed to. Before, every one was stale, and the learned weight
+    on the order named by the user ("the daypack") then chose the order's own method."""
+    view = conversation("Charge it to my Amex card instead.", "I'll use your Amex card ending 1689. OK?")
+    order = {"order_id": "LK1", "items": [{"name": "daypack"}], "payment_id": "pm_gift_77"}
+    call = {
+        "id": "c2",
+        "type": "function",
+        "function": {"name": "get_order", "arguments": '{"order_id": "LK1"}'},
+    }
+    messages = [
+        *view.messages[:3],
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c2", "content": json.dumps(order)},
+        *view.messages[3:],
+    ]
+    found = payment_offers(ChatView.parse({"model": "agent", "messages": messages, "tools": [CHANGE]}))
+    places = {(o.value, o.found.entry.path): o.features for o in found if str(o.value).startswith("pm_")}
+    assert places[("pm_card_1564", "payment_methods[0].payment_id")].get("stale") is None
+    assert places[("pm_card_9921", "payment_methods[1].payment_id")].get("stale") is None
+    assert places[("pm_gift_77", "payment_id")].get("stale") == 1.0  # the order's own

@@ -12,14 +12,16 @@ parameter's type. Its features say how well its place fits the parameter, not wh
   written (`kind:<reader's kind>`, `shape`: like an example the description quotes);
 - a record's value under the parameter's own name, offered to a tool that changes it
   (`set_mailbox_quota`'s `quota_gb` from the mailbox just looked up), is the value to be
-  replaced (`stale`), not the one wanted;
+  replaced (`stale`), not the one wanted; an item of a list under that name is one of the
+  options (`payment_methods[1].payment_id` for `change_order_payment`), never stale;
 - what the agent did with it: an earlier call sent it (`used`; under this parameter's name,
   `used_same`; to this same tool, `same_call`: a look-up is not repeated, a write not made twice),
   its latest call sent it (`focus`: the record it is on, which a change after a look-up acts on),
   the agent's last reply mentioned it (`mentioned`); the user wrote it (`said`: an order number
   the customer gave, among the record's); in a list (`in_list`), whether
   it is the first of its list no call has sent yet (`first_unused`) or one a call already sent
-  (`list_used`): a list of ids is walked one call at a time, once the agent began it (the first
+  (`list_used`): a list of ids is walked one call at a time by the tool that began it (for another
+  tool, `next_elsewhere` and `used_elsewhere`: learned only), once the agent began it (the first
   of a list nothing was taken from, `list_first`, is left to learning; so are `same_call`, `focus`
   and `said`, which weigh nothing in the prior: each agent's pairs say what they weigh);
 - for an id of a tool result, whether another value of its record is written in the user's turns
@@ -147,14 +149,25 @@ def offers(
             feats["said"] = 1.0
         if set(stems(found.entry.key)[-1:]) & ID_WORDS:  # an id is chosen by its record, never said
             feats.update(records.features(found))
-        if writes and found.role == "tool" and "key_name" in feats:
-            feats["stale"] = 1.0
+        if writes and found.role == "tool" and "key_name" in feats and found.entry.index < 0:
+            feats["stale"] = 1.0  # a record's own field; a list under the name is the options
+        if tool and key in walks.listed and tool not in walks.walkers.get(key, frozenset()):
+            _walked_by_another(feats)
         prior = score = linear(feats, PRIOR)
         if learned:
             score += sum(learned.get(k, 0.0) * v for k, v in {**feats, "base": prior}.items())
         if key not in best or score > best[key].score:
             best[key] = Offer(value, found, feats, round(score, 4), round(prior, 4))
     return sorted(best.values(), key=lambda o: -o.score)
+
+
+def _walked_by_another(feats: dict[str, float]) -> None:
+    """A list another tool walked is no walk of this one: once `get_order` found the order, the
+    cancellation takes the order in focus, not the walk's next one (`first_unused`), and the order
+    found is no step of a walk (`list_used`). Kept apart, for learning to weigh."""
+    for walk, elsewhere in (("first_unused", "next_elsewhere"), ("list_used", "used_elsewhere")):
+        if walk in feats:
+            feats[elsewhere] = feats.pop(walk)
 
 
 def _plain_string(p: Param, raw: Any) -> bool:
@@ -229,6 +242,7 @@ class Walks:
     listed: frozenset[str]
     next: frozenset[str]
     first: frozenset[str]
+    walkers: Mapping[str, frozenset[str]]  # a listed value → the tools that took values of its list
 
 
 def walks_of(memory: ValueMemory) -> Walks:
@@ -241,10 +255,15 @@ def walks_of(memory: ValueMemory) -> Walks:
     walked = [values for values in lists.values() if len(set(values)) > 1]
     begun = [values for values in walked if memory.used.intersection(values)]
     firsts = (next((v for v in values if v not in memory.used), None) for values in begun)
+    walkers: dict[str, frozenset[str]] = {}
+    for values in begun:
+        tools = frozenset(tool for tool, key in memory.sent if key in values)
+        walkers.update((v, walkers.get(v, frozenset()) | tools) for v in values)
     return Walks(
         frozenset(v for values in walked for v in values),
         frozenset(v for v in firsts if v),
         frozenset(values[0] for values in walked if not memory.used.intersection(values)),
+        walkers,
     )
 
 
