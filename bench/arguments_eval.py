@@ -208,6 +208,9 @@ def evaluate(items: list[Item], engine: Any, states: dict[str, Any] | None = Non
                 tally["arguments"][outcome] += 1
                 tally["by_where"][place][outcome] += 1
                 tally["by_param"][f"{item.tool}.{param}"][outcome] += 1
+                if param in served:  # which reader gave the value served
+                    kind = str(((choice.sources or {}).get(param) or {}).get("source") or "unknown")
+                    tally["by_source"][kind][outcome] += 1
                 if outcome == "misread" and len(tally["misread_examples"]) < 40:
                     tally["misread_examples"].append(
                         {
@@ -272,6 +275,7 @@ def _empty() -> dict[str, Any]:
         "arguments": Counter(),
         "by_where": defaultdict(Counter),
         "by_param": defaultdict(Counter),  # tool.param: the outcomes of its arguments
+        "by_source": defaultdict(Counter),  # the served value's source: agree or misread
         "served_from": Counter(),
         "offered": Counter(),  # by where: the upstream's value was among the engine's offers
         "misread_examples": [],
@@ -286,6 +290,7 @@ def _plain(tally: dict[str, Any]) -> dict[str, Any]:
             w: {o: tally["by_where"][w][o] for o in OUTCOMES} for w in WHERE if w in tally["by_where"]
         },
         "by_param": {k: {o: n for o, n in c.items() if n} for k, c in sorted(tally["by_param"].items())},
+        "by_source": {k: dict(c) for k, c in sorted(tally["by_source"].items())},
         "served_from": dict(tally["served_from"]),
         "offered": dict(tally["offered"]),
         "offered_share": round(sum(tally["offered"].values()) / max(1, sum(tally["arguments"].values())), 3),

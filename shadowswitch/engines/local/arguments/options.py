@@ -23,6 +23,7 @@ from shadowswitch.engines.local.arguments.features import (
 from shadowswitch.engines.local.arguments.glossary import glossed_flag, glossed_option
 from shadowswitch.engines.local.arguments.grounding import Value, by_meaning, from_text
 from shadowswitch.engines.local.arguments.params import Param
+from shadowswitch.engines.local.languages.en.words import STOPWORDS, stem
 
 Similarity = Callable[[list[str], list[str]], list[list[float]]]  # labels × phrases cosine
 
@@ -49,12 +50,33 @@ def enum_value(
         return None
     labels = [str(o).replace("_", " ").lower() for o in options]
     rows = similarity(labels, [s.text for s in phrases])
+    rows = [
+        [0.0 if _in_part(label, s.text) else sim for s, sim in zip(phrases, row, strict=True)]
+        for label, row in zip(labels, rows, strict=True)
+    ]
     top = max(range(len(options)), key=lambda i: max(rows[i]))
     best = max(range(len(phrases)), key=lambda j: rows[top][j])
     if rows[top][best] < level:
         return None
     phrase = phrases[best]
     return options[top], by_meaning(index.text, phrase.start, phrase.end, rows[top][best])
+
+
+def _in_part(label: str, phrase: str) -> bool:
+    """The phrase is a piece of the option's own words ("order" of "ordered by mistake"): it names
+    part of the option, which says nothing of what the text means; a paraphrase is other words."""
+    said, own = _stems(phrase), _stems(label)
+    hit = {o for o in own if any(_forms(w, o) for w in said)}
+    return bool(said) and all(any(_forms(w, o) for o in own) for w in said) and len(hit) < len(own)
+
+
+def _forms(a: str, b: str) -> bool:
+    """Two forms of one word ("order", "ordered")."""
+    return min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a))
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in STOPWORDS)
 
 
 def named_option(options: list[Any], text: str) -> Value | None:
