@@ -187,6 +187,32 @@ def test_a_value_found_nowhere_is_never_served(proxy: Any, local_engine: Any) ->
     assert record["abstain_reason"] == "missing_value:refund_code"
 
 
+LOST = tool("report_lost_device", "Report a device as lost", {"asset_tag": {"type": "string"}})
+
+
+def test_a_persons_name_is_no_asset_tag(proxy: Any, local_engine: Any) -> None:
+    """The results' asset tags are codes ("PH-2203"): the name the user signed with, which the
+    filler read for `asset_tag` from their words, is written like none of them and never served."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    devices = [
+        {"asset_tag": "LT-4403", "kind": "laptop", "owner": "pnair"},
+        {"asset_tag": "PH-2203", "kind": "phone", "owner": "pnair"},
+    ]
+    messages = [
+        {"role": "user", "content": "Lost my phone :( Priya Nair, Marketing."},
+        call("find_user", {"query": "Priya Nair"}, "c0"),
+        result({"users": [{"username": "pnair", "name": "Priya Nair"}]}, "c0"),
+        call("list_devices", {"username": "pnair"}, "c1"),
+        result({"username": "pnair", "devices": devices}, "c1"),
+    ]
+    raw, record = step(url, messages, LOST)
+    if raw.headers["x-shadowswitch-path"] == "local":
+        sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+        assert sent == {"asset_tag": "PH-2203"}
+    else:  # two devices, and the prior does not weigh the one the user named: it abstains
+        assert record["abstain_reason"] == "missing_value:asset_tag", record
+
+
 FIELD = {"type": "string"}
 MOVE = tool(
     "update_account_address",

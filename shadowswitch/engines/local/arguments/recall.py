@@ -163,10 +163,12 @@ def _piece(value: Any, pieces: list[str]) -> bool:
 
 def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemory | None) -> bool:
     """`p` is an id, tool results hold ids named as it, and `value` is written like none of them.
-    For a value read in an earlier turn (`memory` given), every result's leaf named as `p` counts,
-    also one the offers show at the call that sent it on (`get_customer`'s `customer_id`): the
-    customer's name from their first message is no customer id after the look-up."""
-    if not (p.name_words & ID_WORDS) or not isinstance(value, str):
+    An id is a parameter named as one (`ticket_id`, `username`), or one whose values in the results
+    are all codes with digits (`asset_tag`: "LT-4403"; a person's name is none). For a value read
+    in an earlier turn (`memory` given), every result's leaf named as `p` counts, also one the
+    offers show at the call that sent it on (`get_customer`'s `customer_id`): the customer's name
+    from their first message is no customer id after the look-up."""
+    if not isinstance(value, str):
         return False
     shapes = {shape(o.value) for o in found if _named_id(o)}
     if memory is not None:
@@ -175,7 +177,8 @@ def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemor
             for f in memory
             if f.role == "tool" and isinstance(f.entry.value, str) and names(p, f.entry)
         }
-    return bool(shapes) and shape(value) not in shapes
+    coded = bool(shapes) and all("9" in s for s in shapes)
+    return bool(p.name_words & ID_WORDS or coded) and bool(shapes) and shape(value) not in shapes
 
 
 def _named_id(offer: Offer) -> bool:
