@@ -27,6 +27,7 @@ learned pointer weights (`learning/values.fit_pointer`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from shadowswitch.engines.local.arguments.arrays import array_value
@@ -36,6 +37,7 @@ from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, valu
 from shadowswitch.engines.local.arguments.params import Param, params_of
 from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, names, offers
 from shadowswitch.engines.local.languages.en.addresses import field_of
+from shadowswitch.engines.local.languages.en.words import stem
 from shadowswitch.engines.local.learned_state import Pointer
 from shadowswitch.engines.local.schema import is_valid
 
@@ -170,7 +172,8 @@ def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemor
     from their first message is no customer id after the look-up."""
     if not isinstance(value, str):
         return False
-    shapes = {shape(o.value) for o in found if _named_id(o)}
+    described = _described_as(p) & ID_WORDS  # "Username of the technician" for `assignee`
+    shapes = {shape(o.value) for o in found if _named_id(o) or _keyed(o, described)}
     if memory is not None:
         shapes |= {
             shape(f.entry.value)
@@ -178,7 +181,20 @@ def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemor
             if f.role == "tool" and isinstance(f.entry.value, str) and names(p, f.entry)
         }
     coded = bool(shapes) and all("9" in s for s in shapes)
-    return bool(p.name_words & ID_WORDS or coded) and bool(shapes) and shape(value) not in shapes
+    is_id = p.name_words & ID_WORDS or described or coded
+    return bool(is_id) and bool(shapes) and shape(value) not in shapes
+
+
+def _described_as(p: Param) -> set[str]:
+    """The words of what the description says the parameter is, before "of", "like" or a comma:
+    "Username of the technician" is a username; "Part of a name, username or email" is not."""
+    head = re.split(r"(?i)\b(?:of|like|e\.g\.|such as)\b|[,(;:]", p.description, maxsplit=1)[0]
+    return {stem(w) for w in re.findall(r"[a-z]+", head.lower())}
+
+
+def _keyed(offer: Offer, words: set[str]) -> bool:
+    """A tool result's leaf under one of `words` (`users[0].username` for a username)."""
+    return bool(words) and offer.found.role == "tool" and offer.found.entry.key.lower() in words
 
 
 def _named_id(offer: Offer) -> bool:
