@@ -96,6 +96,15 @@ def test_places_and_addresses_joined_by_commas() -> None:
     assert not any("or" in str(v).split() for v in found("tea, or coffee", "name"))
 
 
+def test_a_unit_in_capitals_after_a_number_is_no_name() -> None:
+    """ "GB" was read as the username of "raise the quota for pnair to 100 GB" (14 of the help
+    desk's calls): a unit belongs to its number."""
+    names = found("Could you raise the quota for pnair to 100 GB?", "name")
+    assert "GB" not in names and "100 GB" not in names
+    assert "221B Baker Street" in found("send it to 221B Baker Street", "name")  # a house, kept
+    assert "UA" in found("Flight UA 123 to SFO", "name")  # capitals before the number, kept
+
+
 def test_a_name_run_opening_a_sentence_is_offered_without_its_first_word() -> None:
     assert "Katy Perry" in found("Play Katy Perry loud", "name")
 

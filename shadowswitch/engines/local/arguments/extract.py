@@ -140,8 +140,10 @@ def names(text: str) -> list[Span]:
             runs[-1] = (runs[-1][0], word.end())
         else:
             runs.append((word.start(), word.end()))
-    # A lone capitalised word opening a sentence is its first word ("Provide me…"), not a name.
+    # A lone capitalised word opening a sentence is its first word ("Provide me…"), not a name;
+    # a unit in capitals after a number is the number's ("100 GB"), not a name either.
     runs = [(s, e) for s, e in runs if " " in text[s:e] or not _opens_sentence(text, s)]
+    runs = [(s, e) for s, e in runs if not _unit(text, s, e)]
     # A possessive before a noun names its owner: "Madonna's music" → Madonna.
     runs = [(s, e - 2) if _possessive(text, e) else (s, e) for s, e in runs]
     out = [Span(text[s:e], text[s:e], "name", s, e) for s, e in runs]
@@ -159,6 +161,12 @@ def names(text: str) -> list[Span]:
                 ends.append(runs[j][1])
             out += [Span(text[s:e], text[s:e], "name", s, e) for e in ends]
     return out
+
+
+def _unit(text: str, start: int, end: int) -> bool:
+    """Capitals of three letters at most right after a number: its unit ("100 GB", "3 KG")."""
+    word = text[start:end]
+    return len(word) <= 3 and word.isupper() and re.search(r"\d ?$", text[:start]) is not None
 
 
 HOUSE_NUMBER_RE = re.compile(r"(?<![\w.,$])\d{1,5}[A-Za-z]? $")
