@@ -225,7 +225,7 @@ ASSIGN = tool(
 
 def test_a_first_name_is_no_username_its_description_asks_for(proxy: Any, local_engine: Any) -> None:
     """`assignee` is described as a username, and the look-up's result holds usernames: the first
-    name the user wrote is written like none of them and never served as one."""
+    name the user wrote is written like none of them, and the look-up's username is copied."""
     url = proxy(policy(), local_factory=lambda: local_engine)
     messages = [
         {"role": "user", "content": "Please assign ticket INC-1010 to Karl from IT."},
@@ -233,11 +233,10 @@ def test_a_first_name_is_no_username_its_description_asks_for(proxy: Any, local_
         result({"query": "Karl", "users": [{"username": "kbauer", "name": "Karl Bauer"}]}, "c0"),
     ]
     raw, record = step(url, messages, ASSIGN)
-    if raw.headers["x-shadowswitch-path"] == "local":
-        sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
-        assert sent == {"ticket_id": "INC-1010", "assignee": "kbauer"}
-    else:  # the prior does not copy a leaf named otherwise than the parameter: it abstains
-        assert record["abstain_reason"] == "missing_value:assignee", record
+    assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+    sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+    assert sent == {"ticket_id": "INC-1010", "assignee": "kbauer"}
+    assert record["argument_sources"]["assignee"]["path"] == "users[0].username"
 
 
 FIELD = {"type": "string"}

@@ -101,7 +101,11 @@ def overrule(
             del filled.arguments[p.name], filled.sources[p.name]
             if p.required:
                 filled.missing.append(p.name)
-        if not found or found[0].found.role != "tool" or "key_name" not in found[0].features:
+        described = _described_as(p) & ID_WORDS
+        if found and "key_name" not in found[0].features and described:
+            found = [o for o in found if _keyed(o, described)]  # `users[0].username` for an assignee
+        keyed = bool(found) and ("key_name" in found[0].features or _keyed(found[0], described))
+        if not found or found[0].found.role != "tool" or not keyed:
             continue
         copied = _sure(found, _margin(pointer, tool, p)) and is_valid(found[0].value, p.schema)
         _record(filled, p, found, copied)  # what the memory offered: learning's pointer cases
