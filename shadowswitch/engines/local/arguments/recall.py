@@ -27,6 +27,7 @@ learned pointer weights (`learning/values.fit_pointer`).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -97,11 +98,11 @@ def overrule(
         if any(value_key(o.value) == current and "key_name" in o.features for o in found):
             continue  # the words' value is a record's field of that name too
         earlier = filled.sources.get(p.name, {}).get("message") not in (None, memory.last_user)
-        if _unlike_the_ids(p, filled.arguments[p.name], found, memory if earlier else None):
+        described = _described_as(p.description) & ID_WORDS  # "Username of the technician"
+        if _unlike_the_ids(p, filled.arguments[p.name], (found, described), memory if earlier else None):
             del filled.arguments[p.name], filled.sources[p.name]
             if p.required:
                 filled.missing.append(p.name)
-        described = _described_as(p) & ID_WORDS
         if found and "key_name" not in found[0].features and described:
             found = [o for o in found if _keyed(o, described)]  # `users[0].username` for an assignee
         keyed = bool(found) and ("key_name" in found[0].features or _keyed(found[0], described))
@@ -167,7 +168,9 @@ def _piece(value: Any, pieces: list[str]) -> bool:
     return any(piece == written or (len(piece) > 3 and piece in written) for piece in pieces)
 
 
-def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemory | None) -> bool:
+def _unlike_the_ids(
+    p: Param, value: Any, offered: tuple[list[Offer], frozenset[str]], memory: ValueMemory | None
+) -> bool:
     """`p` is an id, tool results hold ids named as it, and `value` is written like none of them.
     An id is a parameter named as one (`ticket_id`, `username`), or one whose values in the results
     are all codes with digits (`asset_tag`: "LT-4403"; a person's name is none). For a value read
@@ -176,7 +179,7 @@ def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemor
     from their first message is no customer id after the look-up."""
     if not isinstance(value, str):
         return False
-    described = _described_as(p) & ID_WORDS  # "Username of the technician" for `assignee`
+    found, described = offered  # the offers, and the id words the description names `p` by
     shapes = {shape(o.value) for o in found if _named_id(o) or _keyed(o, described)}
     if memory is not None:
         shapes |= {
@@ -189,14 +192,15 @@ def _unlike_the_ids(p: Param, value: Any, found: list[Offer], memory: ValueMemor
     return bool(is_id) and bool(shapes) and shape(value) not in shapes
 
 
-def _described_as(p: Param) -> set[str]:
+@functools.lru_cache(maxsize=1024)  # asked for every parameter of every request
+def _described_as(description: str) -> frozenset[str]:
     """The words of what the description says the parameter is, before "of", "like" or a comma:
     "Username of the technician" is a username; "Part of a name, username or email" is not."""
-    head = re.split(r"(?i)\b(?:of|like|e\.g\.|such as)\b|[,(;:]", p.description, maxsplit=1)[0]
-    return {stem(w) for w in re.findall(r"[a-z]+", head.lower())}
+    head = re.split(r"(?i)\b(?:of|like|e\.g\.|such as)\b|[,(;:]", description, maxsplit=1)[0]
+    return frozenset(stem(w) for w in re.findall(r"[a-z]+", head.lower()))
 
 
-def _keyed(offer: Offer, words: set[str]) -> bool:
+def _keyed(offer: Offer, words: frozenset[str]) -> bool:
     """A tool result's leaf under one of `words` (`users[0].username` for a username)."""
     return bool(words) and offer.found.role == "tool" and offer.found.entry.key.lower() in words
 
