@@ -183,7 +183,7 @@ def main() -> None:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
     sub = parser.add_subparsers(dest="mode", required=True)
-    sub.add_parser("simulate", help="simulated streams at a 95% target")
+    sub.add_parser("simulate", help="simulated streams at a 95%% target")
     kept = sub.add_parser("replay", help="a kept bench database's cross-fitted decisions")
     kept.add_argument("--db", required=True, help="the database file")
     kept.add_argument("--task", required=True)

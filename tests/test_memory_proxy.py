@@ -364,3 +364,40 @@ def test_a_piece_of_the_address_is_no_customer_id(proxy: Any, local_engine: Any)
         "state": "ID",
         "zip": "95435",
     }
+
+
+USERNAME = {"type": "string", "description": "Username of the account, like jdoe"}
+MEMBERS = tool(
+    "list_group_members",
+    "List the members of an access group",
+    {"group": {"type": "string", "description": "Access group, like finance-share"}},
+)
+VPN = tool(
+    "grant_vpn_access",
+    "Give a user remote access until a day",
+    {"username": USERNAME, "until": {"type": "string", "description": "Last day of access, YYYY-MM-DD"}},
+)
+
+
+def test_the_one_code_written_like_the_descriptions_example_is_read(proxy: Any, local_engine: Any) -> None:
+    """ "finance-share" shows a group's form: the one token of the user's words written so is it."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = [{"role": "user", "content": "Who else is in design-assets? I need to know before Friday."}]
+    raw, record = step(url, messages, MEMBERS)
+    assert raw.headers["x-shadowswitch-path"] == "local", record["abstain_reason"]
+    sent = json.loads(raw.parse().choices[0].message.tool_calls[0].function.arguments)
+    assert sent == {"group": "design-assets"}
+    source = record["argument_sources"]["group"]
+    assert (source["message"], source["role"]) == (0, "user")
+    assert messages[0]["content"][source["start"] : source["end"]] == "design-assets"
+
+
+def test_a_word_written_unlike_the_username_example_is_never_served(proxy: Any, local_engine: Any) -> None:
+    """ "VPN" is the word nearest "username" here, but no username is written like it (jdoe)."""
+    url = proxy(policy(), local_factory=lambda: local_engine)
+    messages = [
+        {"role": "user", "content": "I'm working from home, I need VPN until Friday. Username pnair."}
+    ]
+    raw, record = step(url, messages, VPN)
+    assert raw.headers["x-shadowswitch-path"] != "local"
+    assert record["abstain_reason"] == "missing_value:username"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from shadowswitch.engines.local.choice.candidates import humanise
 from shadowswitch.engines.local.languages.en.words import STOPWORDS, stem
 from shadowswitch.engines.local.schema import main_type
 
-__all__ = ["Param", "keywords", "params_of", "role_of", "stem"]
+__all__ = ["Param", "described_as", "keywords", "params_of", "role_of", "stem"]
 
 WORD = re.compile(r"[a-z][a-z0-9]+")
 
@@ -73,3 +74,11 @@ def _param(name: str, schema: dict[str, Any], required: bool) -> Param:
     return Param(
         name, schema, required, kind or "any", keywords(humanise(name)), keywords(desc), role_of(name, desc)
     )
+
+
+@functools.lru_cache(maxsize=1024)  # asked for every parameter of every request
+def described_as(description: str) -> frozenset[str]:
+    """The words of what the description says the parameter is, before "of", "like" or a comma:
+    "Username of the technician" is a username; "Part of a name, username or email" is not."""
+    head = re.split(r"(?i)\b(?:of|like|e\.g\.|such as)\b|[,(;:]", description, maxsplit=1)[0]
+    return frozenset(stem(w) for w in re.findall(r"[a-z]+", head.lower()))

@@ -27,18 +27,15 @@ learned pointer weights (`learning/values.fit_pointer`).
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import Any
 
 from shadowswitch.engines.local.arguments.arrays import array_value
 from shadowswitch.engines.local.arguments.features import shape
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
-from shadowswitch.engines.local.arguments.params import Param, params_of
+from shadowswitch.engines.local.arguments.params import Param, described_as, params_of
 from shadowswitch.engines.local.arguments.pointer import ID_WORDS, SCALAR_KINDS, Offer, names, offers
 from shadowswitch.engines.local.languages.en.addresses import field_of
-from shadowswitch.engines.local.languages.en.words import stem
 from shadowswitch.engines.local.learned_state import Pointer
 from shadowswitch.engines.local.schema import is_valid
 
@@ -98,7 +95,7 @@ def overrule(
         if any(value_key(o.value) == current and "key_name" in o.features for o in found):
             continue  # the words' value is a record's field of that name too
         earlier = filled.sources.get(p.name, {}).get("message") not in (None, memory.last_user)
-        described = _described_as(p.description) & ID_WORDS  # "Username of the technician"
+        described = described_as(p.description) & ID_WORDS  # "Username of the technician"
         if _unlike_the_ids(p, filled.arguments[p.name], (found, described), memory if earlier else None):
             del filled.arguments[p.name], filled.sources[p.name]
             if p.required:
@@ -190,14 +187,6 @@ def _unlike_the_ids(
     coded = bool(shapes) and all("9" in s for s in shapes)
     is_id = p.name_words & ID_WORDS or described or coded
     return bool(is_id) and bool(shapes) and shape(value) not in shapes
-
-
-@functools.lru_cache(maxsize=1024)  # asked for every parameter of every request
-def _described_as(description: str) -> frozenset[str]:
-    """The words of what the description says the parameter is, before "of", "like" or a comma:
-    "Username of the technician" is a username; "Part of a name, username or email" is not."""
-    head = re.split(r"(?i)\b(?:of|like|e\.g\.|such as)\b|[,(;:]", description, maxsplit=1)[0]
-    return frozenset(stem(w) for w in re.findall(r"[a-z]+", head.lower()))
 
 
 def _keyed(offer: Offer, words: frozenset[str]) -> bool:
