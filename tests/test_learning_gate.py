@@ -328,3 +328,16 @@ def test_a_tool_whose_calls_rarely_agreed_is_not_served() -> None:
     memory = Memory(1, "e", kinds(np.random.default_rng(5), len(labels)), labels, 0.5, 0.6, calls=calls)
     assert memory.unproven("update_address") and memory.unproven("cancel_order")  # wrong; never judged
     assert not memory.unproven("get_order")
+
+
+def test_a_tool_not_yet_judged_is_expected_to_do_as_a_typical_tool_not_a_typical_call() -> None:
+    """Forty look-ups that agreed and one write that did not: a call agrees 40 times in 41, a tool
+    half the time; the rate a tool without a record starts from is the tool's."""
+    from shadowswitch.learning.fit import args_rate
+
+    vec = np.zeros(4, dtype=np.float32)
+    look_ups = [Pair(i, vec, "get_order", {}, "get_order", "agree") for i in range(40)]
+    write = Pair(40, vec, "cancel_order", {}, "cancel_order", "differ")
+    rate = args_rate([*look_ups, write])
+    assert rate == (40.5 / 41 + 0.5 / 2) / 2
+    assert args_rate([]) == 0.5

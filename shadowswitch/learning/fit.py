@@ -98,11 +98,16 @@ class Fitted:
 
 
 def args_rate(pairs: Sequence[Pair]) -> float:
-    """Argument agreement where the engine filled the upstream's tool (Jeffreys-smoothed: a
-    Laplace prior would hold a small task type below any high target for a long time)."""
-    agree = sum(p.args_status == "agree" for p in pairs)
-    differ = sum(p.args_status == "differ" for p in pairs)
-    return (agree + 0.5) / (agree + differ + 1)
+    """A call's expected agreement before its tool's record says: the mean over the tools of their
+    argument agreement (Jeffreys-smoothed: Laplace holds a small task type low for long). A tool's,
+    not a call's: an untried tool is more like a typical tool than like the look-ups' calls."""
+    judged: dict[str, list[int]] = {}
+    for p in pairs:
+        if p.args_status in ("agree", "differ"):
+            judged.setdefault(p.label, []).append(p.args_status == "agree")
+    if not judged:
+        return 0.5
+    return float(np.mean([(sum(v) + 0.5) / (len(v) + 1) for v in judged.values()]))
 
 
 def codes(a: Sequence[Hashable], b: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
