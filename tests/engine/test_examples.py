@@ -1,11 +1,16 @@
-"""A code parameter's value is written like its description's example (`arguments/examples.py`)."""
+"""A code parameter's value is written like its description's example (`arguments/examples.py`,
+and `recall.overrule` for the values it drops)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from shadowswitch.engines.local.arguments.examples import examples_of, like_examples, unlike_examples
+from shadowswitch.engines.local.arguments.examples import examples_of, like_examples
 from shadowswitch.engines.local.arguments.grounding import Filled
+from shadowswitch.engines.local.arguments.memory import MemoryReader
+from shadowswitch.engines.local.arguments.recall import overrule
+from shadowswitch.engines.local.arguments.today import Today
+from tests.support.conversations import request
 
 
 def schema(**properties: str) -> dict[str, Any]:
@@ -31,31 +36,31 @@ def test_the_examples_are_the_one_token_codes_a_description_gives() -> None:
     assert examples_of("Part of a name, username or email") == frozenset()
 
 
+def overruled(filled: Filled, parameters: dict[str, Any], text: str) -> Filled:
+    """`filled` after `recall.overrule`, the user's turn `text` the whole conversation."""
+    memory = MemoryReader().read(request({"role": "user", "content": text}, parameters=parameters), Today())
+    overrule(filled, parameters, memory)
+    return filled
+
+
 def test_a_value_written_unlike_the_id_example_is_dropped() -> None:
     """ "VPN" is no username like jdoe, "Lin Chen" no group like finance-share; "pnair" is one."""
     filled = Filled()
     filled.put("username", said("VPN"))
     filled.put("group", said("Lin Chen"))
-    unlike_examples(filled, GROUP)
+    overruled(filled, GROUP, "I need VPN and Lin Chen's group")
     assert filled.arguments == {} and filled.missing == ["username", "group"]
     kept = Filled()
     kept.put("username", said("pnair"))
-    unlike_examples(kept, GROUP)
+    overruled(kept, GROUP, "Add pnair please")
     assert kept.arguments == {"username": "pnair"}
-
-
-def test_a_value_copied_from_a_record_stays_whatever_its_form() -> None:
-    filled = Filled()
-    filled.put("username", ("Priya.Nair", {"source": "text", "message": 2, "role": "tool", "path": "u"}))
-    unlike_examples(filled, GROUP)
-    assert filled.arguments == {"username": "Priya.Nair"}
 
 
 def test_a_parameter_that_is_no_id_keeps_a_value_unlike_a_word_example() -> None:
     product = schema(product="Licensed product, like Figma or Adobe Acrobat")
     filled = Filled()
     filled.put("product", said("power bi pro"))
-    unlike_examples(filled, product)
+    overruled(filled, product, "power bi pro for me")
     assert filled.arguments == {"product": "power bi pro"}
 
 

@@ -17,7 +17,7 @@ import torch
 
 from shadowswitch.engines.base import TIME_BUDGET, Choice, ChoiceTrace, ScoredCandidate
 from shadowswitch.engines.local.arguments.elsewhere import read_elsewhere
-from shadowswitch.engines.local.arguments.examples import like_examples, unlike_examples
+from shadowswitch.engines.local.arguments.examples import like_examples
 from shadowswitch.engines.local.arguments.filler import ArgumentFiller
 from shadowswitch.engines.local.arguments.grounding import at_message
 from shadowswitch.engines.local.arguments.learned import held_back, learned_values, with_usual
@@ -364,7 +364,6 @@ class Decider:
         pointer = pointer_of(memory.constants) if memory else None
         values = self.memories.read(request, today)
         overrule(filled, asked, values, pointer, best.id)  # a record's own id over a guess from words
-        unlike_examples(filled, asked)  # "VPN" is no username like jdoe
         address(filled, asked, values, pointer, best.id)  # an address's fields from one address
         if filled.missing:  # what the turn does not give: copied from the whole conversation, or missing
             recall(filled, asked, values, pointer, best.id)

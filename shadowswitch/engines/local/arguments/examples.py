@@ -2,19 +2,18 @@
 
 Tool schemas often give an id's form in words, not as a pattern: "Ticket id, like INC-1042",
 "Access group, like finance-share", "Username of the account, like jdoe", "The order id, such as
-'#W0000000'". Two rules read that example:
+'#W0000000'". `code_shapes` reads the shapes of those examples, and two rules use them:
 
-- `unlike_examples`: a value read from the words for such a parameter that is written like none
-  of its examples ("VPN" or "Oleg Koval" for a username, "Lin Chen" for a group) is a misread; it
-  is dropped, and the parameter is missing unless the memory copies a value (`recall`). A value
-  copied from a tool result's record stays: the record is what the id is;
+- `recall.overrule`: a value read from the words and written like none of them ("VPN" or "Oleg
+  Koval" for a username, "Lin Chen" for a group) is no such id, as one written unlike the records'
+  ids is not: it is dropped, and the parameter is missing unless the memory copies a value;
 - `like_examples`: a parameter still missing whose example is a code with digits or marks
   ("INC-1042", "finance-share") takes the one token of the user's turns written like it (the last
   turn's, else the earlier turns'). Two such tokens: unsure, so none. An example of letters alone
   ("jdoe") finds nothing: any word is written like it.
 
-A parameter counts when an example is a code (one token with a digit or a mark), or when the
-parameter is an id and its example one token (`jdoe` for a username).
+A parameter has code shapes when an example is a code (one token with a digit or a mark), or when
+the parameter is an id and its example one token (`jdoe` for a username).
 """
 
 from __future__ import annotations
@@ -58,19 +57,6 @@ def code_shapes(p: Param) -> frozenset[str]:
         return frozenset(shape(e) for e in codes)
     is_id = p.name_words & ID_WORDS or described_as(p.description) & ID_WORDS
     return frozenset(shape(e) for e in examples) if is_id else frozenset()
-
-
-def unlike_examples(filled: Filled, parameters: dict[str, Any]) -> None:
-    """Drop the values read from the words that are written like none of their examples."""
-    for p in params_of(parameters):
-        value, source = filled.arguments.get(p.name), filled.sources.get(p.name) or {}
-        if not isinstance(value, str) or source.get("role") == "tool" or source.get("source") != "text":
-            continue
-        shapes = code_shapes(p)
-        if shapes and shape(value) not in shapes:
-            del filled.arguments[p.name], filled.sources[p.name]
-            if p.required:
-                filled.missing.append(p.name)
 
 
 def like_examples(filled: Filled, parameters: dict[str, Any], messages: Sequence[dict[str, Any]]) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from shadowswitch.engines.local.arguments.arrays import array_value
+from shadowswitch.engines.local.arguments.examples import code_shapes
 from shadowswitch.engines.local.arguments.features import shape
 from shadowswitch.engines.local.arguments.grounding import Filled, Read, Source
 from shadowswitch.engines.local.arguments.memory import Found, ValueMemory, value_key
@@ -82,10 +83,11 @@ def overrule(
     is no leaf of that name: its best span for an id the user never said (their email or name for
     `customer_id`) is a guess, the record's own field is not.
 
-    An id the records show written otherwise is no such id: where tool results hold ids named as
-    the parameter (`orders[]` for `order_id`: LK862902) and the filler's value is written like
-    none of them (the customer's email, their name), it is dropped, and the parameter is missing
-    unless the memory's copy is sure (`recall`)."""
+    An id the records or the description's example show written otherwise is no such id: where
+    tool results hold ids named as the parameter (`orders[]` for `order_id`: LK862902), or its
+    description shows one ("like jdoe"), and the filler's value is written like none of them (the
+    customer's email, their name, "VPN" for a username), it is dropped, and the parameter is
+    missing unless the memory's copy is sure (`recall`)."""
     for p in params_of(parameters):
         if p.kind not in SCALAR_KINDS or p.name not in filled.arguments or p.name_words & WRITTEN:
             continue
@@ -168,9 +170,11 @@ def _piece(value: Any, pieces: list[str]) -> bool:
 def _unlike_the_ids(
     p: Param, value: Any, offered: tuple[list[Offer], frozenset[str]], memory: ValueMemory | None
 ) -> bool:
-    """`p` is an id, tool results hold ids named as it, and `value` is written like none of them.
-    An id is a parameter named as one (`ticket_id`, `username`), or one whose values in the results
-    are all codes with digits (`asset_tag`: "LT-4403"; a person's name is none). For a value read
+    """`p` is an id, tool results hold ids named as it or its description shows one (`examples.py`:
+    "like INC-1042", "like jdoe"), and `value` is written like none of them. An id is a parameter
+    named as one (`ticket_id`, `username`), one whose values in the results are all codes with
+    digits (`asset_tag`: "LT-4403"; a person's name is none), or one whose description's example
+    is a code ("like finance-share": "Lin Chen" is no group). For a value read
     in an earlier turn (`memory` given), every result's leaf named as `p` counts, also one the
     offers show at the call that sent it on (`get_customer`'s `customer_id`): the customer's name
     from their first message is no customer id after the look-up."""
@@ -185,7 +189,9 @@ def _unlike_the_ids(
             if f.role == "tool" and isinstance(f.entry.value, str) and names(p, f.entry)
         }
     coded = bool(shapes) and all("9" in s for s in shapes)
-    is_id = p.name_words & ID_WORDS or described or coded
+    examples = code_shapes(p)  # "Ticket id, like INC-1042": how the schema writes one
+    is_id = p.name_words & ID_WORDS or described or coded or examples
+    shapes |= examples
     return bool(is_id) and bool(shapes) and shape(value) not in shapes
 
 
