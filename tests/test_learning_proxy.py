@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from tests.support.learning import (
     AUTH,
+    TOKEN,
     TOOLS,
     agrees,
     ask_support,
@@ -20,6 +22,7 @@ from tests.support.learning import (
     requests,
     send_paced,
     serves,
+    shadow_policy,
     shadow_proxy,
     status,
 )
@@ -113,3 +116,32 @@ def test_a_pair_keeps_the_question_the_users_yes_answers(
     assert rows[first].opening is None  # its last user turn is its opening
     record = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}", headers=AUTH).json()
     assert record["shadow"] and not {"context", "opening"} & set(record["shadow"])
+
+
+@pytest.mark.one_backend
+def test_a_pair_the_engine_could_not_fill_is_no_served_miss(
+    proxy: Any, local_engine: Any, replay: str, db_url: str
+) -> None:
+    """The engine picks the upstream's tool but abstains on the ranking (below the policy's
+    confidence), so learning fills that tool in the background: a required value found nowhere
+    makes the pair `missing` (never served), not a call that merely left a value out, which
+    learning would count against the certificate as a miss it served."""
+    from shadowswitch.store import db
+    from shadowswitch.store.exemplars import ExemplarStore
+
+    text = "Please refund my order, the parcel never came."
+    answer = {"name": "refund_order", "arguments": {"order_id": "AB123456"}}  # an id it never said
+    httpx.post(replay + "/answers", json={text: answer}).raise_for_status()
+    policy = shadow_policy("support", replay)
+    policy["engine"]["min_confidence"] = 0.999  # every choice abstains before its values are filled
+    url = proxy(policy, local_factory=lambda: local_engine, admin_token=TOKEN, learn_interval_s=0)
+    client = openai.OpenAI(base_url=url + "/v1", api_key="x")
+    decision_id = ask(client, text)
+    store = ExemplarStore(db.make_engine(db_url))
+    eventually(lambda: bool(store.load("support", store.newest_encoder("support") or "")), timeout_s=120)
+    record = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}", headers=AUTH).json()
+    assert record["shadow"]["name"] == "refund_order"  # its own choice, on the ranking alone
+    assert record["shadow"]["abstain_reason"].startswith("low_confidence")
+    (row,) = store.load("support", store.newest_encoder("support") or "")
+    assert row.local_tool == "refund_order"
+    assert row.args_status == "missing", row.arguments

@@ -93,7 +93,8 @@ class Learning:
         """Keep a valid generative answer and the local view of the same request (background).
         When the engine chose another tool than the upstream, or abstained before filling any, it
         is asked for the arguments it would give the upstream's tool (`engine.fill_tool`), so that
-        the pair says whether the whole call would agree."""
+        the pair says whether the whole call would agree; that fill's own verdict (a value
+        missing) goes with it."""
         if not policy.engine.learn or policy.engine.candidates != "tools":
             return
         label = call_of(generative).name

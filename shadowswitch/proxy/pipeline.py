@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from shadowswitch.answers import wire
 from shadowswitch.answers.fill import allowed_actions, chosen_action, upstream_request, with_action_text
-from shadowswitch.answers.messages import apply_choice, apply_validity, call_of, local_message
+from shadowswitch.answers.messages import apply_choice, apply_validity, local_message
 from shadowswitch.answers.validate import check_answer
-from shadowswitch.engines.base import TIME_BUDGET, Choice, GenerativeEngine, LocalEngine, ModelEngine
+from shadowswitch.engines.base import Choice, GenerativeEngine, LocalEngine, ModelEngine
 from shadowswitch.engines.engine_set import local_engine
 from shadowswitch.errors import (
     EngineUnavailable,
@@ -285,22 +285,10 @@ class Pipeline:
     def learn(self, ctx: Context, choice: Choice, generative: dict[str, Any]) -> None:
         """A valid generative answer beside the local view of the same request: an exemplar."""
         if self.learning and ctx.policy is not None and ctx.decision.valid:
-            self.spawn(self._observe(ctx, ctx.policy, choice, generative))
-
-    async def _observe(
-        self, ctx: Context, policy: Policy, choice: Choice, generative: dict[str, Any]
-    ) -> None:
-        assert self.learning is not None
-        if choice.name and unfilled(choice) and call_of(generative).name == choice.name:
-            # The engine abstained before filling (the ranking decided it); whether its arguments
-            # would have agreed with the upstream's is what learning asks: fill them now, off
-            # the request path.
-            filled = await self.local.fill_tool(
-                ctx.request, policy, choice.name, self.learning.memory(policy)
+            observe = self.learning.observe(
+                ctx.policy, ctx.decision.id, ctx.request, choice, generative, self.local
             )
-            if filled is not None:
-                choice.arguments, choice.sources = filled.arguments, filled.sources
-        await self.learning.observe(policy, ctx.decision.id, ctx.request, choice, generative, self.local)
+            self.spawn(observe)
 
     # -- background comparisons ----------------------------------------------------------
 
@@ -336,10 +324,3 @@ def passthrough(upstream: Upstream, incoming: Incoming) -> Upstream:
             code="invalid_api_key",
         )
     return upstream.with_caller_key(incoming.provider_key)
-
-
-def unfilled(choice: Choice) -> bool:
-    """A tool chosen, its arguments never filled: the engine abstained on the ranking alone (not
-    for want of time: filling it again would only run out of time again)."""
-    ranked_only = choice.kind == "tool" and choice.arguments is None and not choice.fill_generative
-    return ranked_only and choice.abstain_reason != TIME_BUDGET
