@@ -479,6 +479,10 @@ def learning(
     tune_encoder: Annotated[
         bool, typer.Option(help="The policy's engine.tune_encoder: learning tunes the encoder's top layers")
     ] = True,
+    new_wording: Annotated[
+        bool,
+        typer.Option(help="shop: the test customers open in words the stream never used"),
+    ] = False,
 ) -> None:
     """Learning curve: local agreement and coverage after 0, 25, 100 and 400 shadow pairs.
 
@@ -486,7 +490,8 @@ def learning(
     `shadowswitch learn`, then canary 100% on other requests of the same kinds. `--traffic bfcl`:
     BFCL development requests of repeated tool sets; `--traffic demo`: the travel agent's steps,
     split by task (the set gives about 130 pairs: the last checkpoint is as many as it gives);
-    `--traffic shop`: the shop agent's whole conversations, the test set other customers'. Each
+    `--traffic shop`: the shop agent's whole conversations, the test set other customers' (with
+    `--new-wording`, opening in words the stream never used). Each
     checkpoint breaks its test steps down per tool and per argument, with where the values came from.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -501,13 +506,15 @@ def learning(
     points = _checkpoints(checkpoints) or ([0, 25, 100] if quick else [0, 50, 100, 200, 400, 1000])
     if lang not in ("en", "zh") or (lang != "en" and kind != "demo"):
         raise typer.BadParameter(f"{lang!r}: en, or zh with --traffic demo", param_hint="--lang")
+    if new_wording and kind != "shop":
+        raise typer.BadParameter("the shop's test customers only: --traffic shop", param_hint="--new-wording")
     if kind == "shop":
         from bench.learning_shop import shop_traffic
 
-        path = out or Path("bench/results/learning_shop.json")
-        run_learning(
-            points, 40 if quick else test_size, path, False, shop_traffic(), tune_encoder=tune_encoder
-        )
+        name = "learning_shop_new_wording.json" if new_wording else "learning_shop.json"
+        path = out or Path("bench/results") / name
+        traffic_set = shop_traffic(new_wording=new_wording)
+        run_learning(points, 40 if quick else test_size, path, False, traffic_set, tune_encoder=tune_encoder)
         return
     if kind == "helpdesk":  # about 900 stream pairs: the curve at 50, 100, 200, 400 and all
         from bench.learning_helpdesk import helpdesk_traffic

@@ -9,7 +9,9 @@ proxy in shadow is the agent's own conversation through the proxy: each step is 
 
 The split is by customer: every fifth generated customer is held out, and all steps of their
 conversations are test steps (canary 100%), so a test request's names, emails and ids never
-appeared in the shadow stream.
+appeared in the shadow stream. With `new_wording` (`--new-wording`) the held-out customers also
+open their conversations in words the stream never used (`scenario_text.REWORDED`), as a real
+agent's new customers do; every other draw of their conversations is the same.
 """
 
 from __future__ import annotations
@@ -50,9 +52,14 @@ def split(conversations: list[Scenario], seed: int = 0) -> tuple[list[Scenario],
     return stream, test
 
 
-def shop_steps(conversations: list[Scenario] | None = None, seed: int = 0) -> tuple[list[Step], list[Step]]:
-    """(shadow stream, test set) of steps."""
+def shop_steps(
+    conversations: list[Scenario] | None = None, seed: int = 0, new_wording: bool = False
+) -> tuple[list[Step], list[Step]]:
+    """(shadow stream, test set) of steps; `new_wording`: the test customers' openings reworded."""
     stream, test = split(conversations if conversations is not None else scenarios(), seed)
+    if new_wording:
+        reworded = {s.id: s for s in scenarios(reworded=True)}
+        test = [reworded[s.id] for s in test]
     steps = record(stream + test)
     tests = {s.id for s in test}
     return [s for s in steps if s.task not in tests], [s for s in steps if s.task in tests]
@@ -84,8 +91,10 @@ def policy(upstream: str) -> dict[str, Any]:
     return {**base, "task_type": TASK, "match": {"model": AGENT_MODEL}, "engine": engine}
 
 
-def shop_traffic(conversations: list[Scenario] | None = None, seed: int = 0) -> Traffic:
-    stream, test = shop_steps(conversations, seed)
+def shop_traffic(
+    conversations: list[Scenario] | None = None, seed: int = 0, new_wording: bool = False
+) -> Traffic:
+    stream, test = shop_steps(conversations, seed, new_wording)
     calls = [s for s in stream + test if "name" in s.answer]
     about = {
         "conversations": len({s.task for s in stream + test}),
@@ -95,6 +104,7 @@ def shop_traffic(conversations: list[Scenario] | None = None, seed: int = 0) -> 
         "text_steps": len(stream) + len(test) - len(calls),
         "max_candidates": ALL_TOOLS,
         "split": f"by customer: every {HOLD_OUT_EVERY}th generated customer's conversations are test steps",
+        "test_openings": "reworded: words the stream never used" if new_wording else "the stream's phrasings",
         "upstream": "the shop's simulated large model, with its mistakes; deterministic per conversation",
     }
     return Traffic(

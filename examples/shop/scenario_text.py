@@ -82,6 +82,78 @@ OPENINGS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
 }
+# Openings worded as none of the above is, for test customers only (`--new-wording`): a new
+# customer says the same request in words the shadow stream never showed. Each keeps a word the
+# simulated model reads the request by (reading.INTENTS), as a large model would understand it.
+REWORDED: dict[str, dict[str, tuple[str, ...]]] = {
+    "status": {
+        "id": (
+            "Any update on {order_id}? I'd like to track where it is now.",
+            "Order {order_id}: has it shipped yet, or is it still in the warehouse?",
+        ),
+        "product": (
+            "My {product} hasn't turned up. Could you track it down for me?",
+            "Just checking on the status of my {product}, is it coming soon?",
+        ),
+    },
+    "cancel": {
+        "id": (
+            "{order_id} needs to be cancelled, please. {reason_text}",
+            "Could you cancel {order_id} for me? {reason_text}",
+        ),
+        "product": (
+            "Is it too late to cancel what I bought, the {product}? {reason_text}",
+            "About the {product}: I'd like that order cancelled. {reason_text}",
+        ),
+    },
+    "cancel_refused": {
+        "id": ("Could you cancel {order_id}? I don't need it.", "Cancel {order_id} for me please."),
+    },
+    "return": {
+        "id": ("Order {order_id}: I want to return the {products}. {refund_text}",),
+        "product": (
+            "The {products} aren't what I hoped for. How do I return them? {refund_text}",
+            "Could I send back the {products} please? {refund_text}",
+        ),
+    },
+    "exchange": {
+        "id": ("For order {order_id}, can the {product} be swapped for {new_words}?",),
+        "product": (
+            "Is an exchange possible? I want {new_words} instead of my {product}.",
+            "I'd like to exchange my {product}: {new_words} would suit me better.",
+        ),
+    },
+    "damaged": {
+        "id": ("Order {order_id} came with the {product} damaged. {refund_text}",),
+        "product": (
+            "Bad news: the {product} was smashed when I opened the box. {refund_text}",
+            "The {product} I got is broken. {refund_text}",
+        ),
+    },
+    "order_address": {
+        "id": ("Could you ship it to {address_text} instead? That's order {order_id}.",),
+        "product": (
+            "Please ship it to {address_text}, the order with my {product}.",
+            "For my {product}, the delivery address has to change to {address_text}.",
+        ),
+    },
+    "payment": {
+        "id": ("Could you switch the payment on order {order_id} to my {method}?",),
+        "product": ("I'd rather pay for the {product} order with my {method}.",),
+    },
+    "account_address": {
+        "any": (
+            "New home for me at {address_text}. Could you update the address on my account?",
+            "Please make {address_text} the default address on my account.",
+        ),
+    },
+    "human": {
+        "any": (
+            "I need a human to look at a double charge on my card.",
+            "Put me through to a supervisor, I'm not happy with how my parcel was handled.",
+        ),
+    },
+}
 NEW_WORDS = {"size": "size {v}", "color": "the {v} one"}  # any other option: "the {v} version"
 
 

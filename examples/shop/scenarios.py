@@ -17,6 +17,7 @@ from examples.shop.backend import fresh_backend
 from examples.shop.plan import FITS, fits, mentions
 from examples.shop.scenario_text import (
     OPENINGS,
+    REWORDED,
     identity_text,
     new_words,
     opening_values,
@@ -51,9 +52,13 @@ class Scenario:
 
 
 def scenarios(
-    seed: int = data.SEED, customers: int = data.CUSTOMERS, per_customer: int = PER_CUSTOMER
+    seed: int = data.SEED,
+    customers: int = data.CUSTOMERS,
+    per_customer: int = PER_CUSTOMER,
+    reworded: bool = False,
 ) -> list[Scenario]:
-    """`per_customer` requests of each generated customer, in the customers' order."""
+    """`per_customer` requests of each generated customer, in the customers' order; `reworded`:
+    each opening in words of its own (`REWORDED`), everything else as drawn without it."""
     world = fresh_backend(seed, customers).world
     out: list[Scenario] = []
     for index, customer in enumerate(world.customers.values()):
@@ -61,7 +66,7 @@ def scenarios(
         orders = [world.orders[o] for o in customer["orders"]]
         options = [i for i in INTENTS if _eligible(i, customer, orders, world)]
         for intent in rng.sample(options, min(per_customer, len(options))):
-            made = _scenario(intent, customer, orders, world, rng, f"c{index:03d}-{intent}")
+            made = _scenario(intent, customer, orders, world, rng, f"c{index:03d}-{intent}", reworded)
             if made is not None:
                 out.append(made)
     return out
@@ -142,6 +147,7 @@ def _scenario(
     world: data.World,
     rng: random.Random,
     sid: str,
+    reworded: bool = False,
 ) -> Scenario | None:
     """One request of `intent`, or None when the draw found nothing to ask about."""
     upfront = rng.random() < 0.4
@@ -156,7 +162,10 @@ def _scenario(
         draft.writes = [("transfer_to_human", {"customer_id": customer["customer_id"]})]
     if intent == "exchange" and not _unique_value(draft.values["new"], draft.products):
         return None
-    opening = " ".join(rng.choice(OPENINGS[intent][draft.style]).format(**draft.values).split())
+    phrasing = rng.choice(OPENINGS[intent][draft.style])
+    if reworded:  # its own dice, so that every other draw of the scenario stays as it was
+        phrasing = random.Random(f"{sid}:reworded").choice(REWORDED[intent][draft.style])
+    opening = " ".join(phrasing.format(**draft.values).split())
     identity = identity_text(customer, by_email, rng, upfront=False)
     if upfront:
         opening = f"{opening} {identity_text(customer, by_email, rng, upfront=True)}"

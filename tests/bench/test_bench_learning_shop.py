@@ -148,3 +148,27 @@ def test_the_checkpoints_are_read_from_the_command_line() -> None:
     for bad in ("0,x", "400,100", "0,0", "-5"):
         with pytest.raises(typer.BadParameter):
             _checkpoints(bad)
+
+
+@pytest.mark.integration  # records the conversations against the model served over HTTP
+def test_new_wording_rewords_only_the_test_customers_openings() -> None:
+    plain, new = shop_traffic(FEW), shop_traffic(FEW, new_wording=True)
+    assert new.stream == plain.stream  # the stream is the same shadow traffic
+    firsts = {
+        s.task: s.request["messages"][1]["content"] for s in plain.test if len(s.request["messages"]) == 2
+    }
+    reworded = {
+        s.task: s.request["messages"][1]["content"] for s in new.test if len(s.request["messages"]) == 2
+    }
+    assert firsts.keys() == reworded.keys() and all(firsts[t] != reworded[t] for t in firsts)
+    assert new.about["test_openings"].startswith("reworded")
+
+
+@pytest.mark.unit
+def test_new_wording_is_the_shops_option_only() -> None:
+    import typer
+
+    from bench.cli import learning
+
+    with pytest.raises(typer.BadParameter, match="--traffic shop"):
+        learning(traffic="helpdesk", new_wording=True)

@@ -79,6 +79,30 @@ def test_each_opening_is_read_as_its_request() -> None:
             assert card.products == scenario.products
 
 
+@pytest.mark.unit
+def test_reworded_openings_are_read_as_the_same_requests_in_words_the_stream_never_used() -> None:
+    """`--new-wording`'s test customers: each opening in other words, read by the simulated model
+    as the same request with the same facts; every other draw of the scenario unchanged."""
+    from dataclasses import replace
+
+    from examples.shop.scenario_text import OPENINGS, REWORDED
+
+    def phrasings(table: dict[str, dict[str, tuple[str, ...]]]) -> set[tuple[str, str, str]]:
+        return {
+            (intent, style, p) for intent, kinds in table.items() for style, ps in kinds.items() for p in ps
+        }
+
+    assert {(i, s) for i, s, _ in phrasings(REWORDED)} == {(i, s) for i, s, _ in phrasings(OPENINGS)}
+    assert not {p for *_, p in phrasings(REWORDED)} & {p for *_, p in phrasings(OPENINGS)}
+    for plain, reworded in zip(ALL, scenarios(reworded=True), strict=True):
+        assert replace(reworded, opening=plain.opening) == plain
+        assert reworded.opening != plain.opening
+        said, heard = understand([plain.opening]), understand([reworded.opening])
+        assert heard.intent == reworded.intent.removesuffix("_refused"), reworded.opening
+        if reworded.intent != "cancel_refused":  # the refusal's openings say a reason or not, both ways
+            assert replace(heard, text="") == replace(said, text=""), reworded.opening
+
+
 @pytest.mark.integration  # serves the simulated model
 def test_ids_are_copied_from_the_tool_results(steps: list[Step]) -> None:
     ids = {"customer_id", "order_id", "product_id", "tracking_number", "line_ids", "payment_id", "refund_to"}
