@@ -127,14 +127,14 @@ def mixture(agreed: int, n: int, a: float, target: float = TARGET) -> float:
     return upper - tail - agreed * math.log(target) - (n - agreed) * math.log(1 - target)
 
 
-def tests(db_file: str, task: str) -> dict[str, Any]:
+def first_run(db_file: str, task: str) -> dict[str, Any]:
+    """A kept database's first learning run again, dry, on a copy with the served state and its
+    certificate set aside: what `shadowswitch learn` does, as the product runs it."""
     import shutil
     import sqlite3
     import tempfile
 
-    from scipy import stats
-
-    from shadowswitch.learning import challenger, promotion
+    from shadowswitch.learning import challenger
     from shadowswitch.policy.models import Engine
     from shadowswitch.store import db
     from shadowswitch.store.exemplars import ExemplarStore
@@ -144,6 +144,18 @@ def tests(db_file: str, task: str) -> dict[str, Any]:
     with sqlite3.connect(copy) as con:  # the first learning run: no served state, no certificate
         con.execute("delete from engine_state")
         con.execute("delete from certificate")
+    try:
+        store = ExemplarStore(db.make_engine(f"sqlite:///{copy}"))
+        return challenger.learn(store, task, Engine(target_agreement=TARGET), actor="bench", dry_run=True)
+    finally:
+        shutil.rmtree(copy.parent)
+
+
+def tests(db_file: str, task: str) -> dict[str, Any]:
+    from scipy import stats
+
+    from shadowswitch.learning import promotion
+
     seen: list[Any] = []
     judge = promotion.verdict
 
@@ -153,11 +165,9 @@ def tests(db_file: str, task: str) -> dict[str, Any]:
 
     promotion.verdict = kept
     try:
-        store = ExemplarStore(db.make_engine(f"sqlite:///{copy}"))
-        challenger.learn(store, task, Engine(target_agreement=TARGET), actor="bench", dry_run=True)
+        first_run(db_file, task)
     finally:
         promotion.verdict = judge
-        shutil.rmtree(copy.parent)
 
     rows = []
     for threshold in certificate.GRID[:12]:
