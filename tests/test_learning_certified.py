@@ -10,6 +10,7 @@ import anyio
 import numpy as np
 import pytest
 
+from shadowswitch.cli.learning import _learn_line
 from shadowswitch.engines.base import Choice
 from shadowswitch.learning import challenger, promotion
 from shadowswitch.learning.certificate import Certificate
@@ -76,6 +77,20 @@ def test_a_poisoned_stream_never_certifies(store: ExemplarStore) -> None:
     assert result["status"] == "judged" and result["certificate"]["threshold"] is None
     assert result["evaluation"]["challenger"]["threshold"] is None
     assert "no certified region" in result["evaluation"]["why_not"]
+    mine = result["evaluation"]["challenger"]
+    misses = mine["misses"]  # what holds the region back, newest first, each found in the store
+    assert 0 < len(misses) == min(mine["missed"], promotion.SHOWN) and [m["pair"] for m in misses] == sorted(
+        (m["pair"] for m in misses), reverse=True
+    )
+    stored = {r.id: r for r in store.load("support", "test-encoder")}
+    for miss in misses:
+        row = stored[miss["pair"]]
+        assert miss["decision_id"] == row.decision_id and miss["upstream"] == row.label
+        assert miss["confidence"] >= mine["next_threshold"] and miss["agreement"] < 1
+        assert miss["chosen"] != row.label or miss["agreement"] < 1
+    line = _learn_line(result)
+    assert f"held back at ≥ {mine['next_threshold']} by {mine['missed']} misses" in line
+    assert str(misses[0]["decision_id"]) in line
     assert store.served("support") is None
     assert [c.status for c in store.certificates.history("support")] == ["uncertified"]
     assert kinds(store) == ["learn_reject"]

@@ -132,7 +132,26 @@ def _learn_line(result: dict[str, Any]) -> str:
             f" {evaluation['wins']} wins, {evaluation['losses']} losses"
         )
     why = result.get("why_not") or evaluation.get("why_not")
-    return head + (f"; {why}" if why else "")
+    return head + (f"; {why}" if why else "") + _misses(evaluation.get("challenger") or {})
+
+
+def _misses(certificate: dict[str, Any]) -> str:
+    """The held-out misses at the threshold the certificate stopped at (`promotion.holding_back`)."""
+    misses = certificate.get("misses") or []
+    if not misses:
+        return ""
+    shown = ", ".join(
+        f"{_said(m['chosen'])} for {_said(m['upstream'])} at {m['confidence']} "
+        f"(decision {m.get('decision_id')})"
+        for m in misses[:3]
+    )
+    missed = certificate.get("missed", len(misses))
+    more = f" and {missed - 3} more" if missed > 3 else ""
+    return f"\nheld back at ≥ {certificate.get('next_threshold')} by {missed} misses: {shown}{more}"
+
+
+def _said(choice: str) -> str:
+    return "a text reply" if choice == "__no_tool__" else choice
 
 
 def _region(certificate: dict[str, Any]) -> str:

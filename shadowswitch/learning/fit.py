@@ -85,6 +85,7 @@ class Outcome:
     correct: float  # expected agreement of the answer, 0..1
     blocked: bool  # a required value missing: never served, whatever the confidence
     features: tuple[float, ...] = ()  # what the deferral reads (`deferral.features`)
+    chosen: str = ""  # the state's choice: what a miss was
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def decide(
         x = tuple(_features(pair, chosen, ranked[0], margin, gate))
         confidence = deferral.probability(x) if deferral else ranked[0] * gate
         outcome = _outcome(pair, chosen, confidence, margin, rate, constants, unreliable)
-        out.append(replace(outcome, features=x))
+        out.append(replace(outcome, features=x, chosen=chosen))
     return out
 
 
@@ -294,7 +295,6 @@ def cross_predict(pairs: Sequence[Pair], folds: int = FOLDS) -> list[dict[str, f
     out: list[dict[str, float]] = []
     bounds = np.linspace(0, len(pairs), folds + 1).astype(int)
     for start, end in itertools.pairwise(bounds.tolist()):
-        rest = [*pairs[:start], *pairs[end:]]
-        out.extend(train(rest).predict_many(pairs[start:end]))
+        out.extend(train([*pairs[:start], *pairs[end:]]).predict_many(pairs[start:end]))
         time.sleep(0)
     return out

@@ -73,11 +73,43 @@ def verdict(
             f"its certified region serves {mine} of {len(common)} held-out pairs, "
             f"the served state's {theirs}: not more"
         )
+    misses = holding_back(kept, ids, since, cert)
     figures = {
-        "challenger": {**cert.to_json(), "serves_held_out": mine},
+        "challenger": {
+            **cert.to_json(),
+            "serves_held_out": mine,
+            "missed": len(misses),
+            "misses": misses[:SHOWN],
+        },
         "served": {**standing.to_json(), "threshold_in_force": held, "serves_held_out": theirs},
         "held_out": len(common),
         "promote": not reasons,
         "why_not": "; ".join(reasons) or None,
     }
     return cert, figures
+
+
+SHOWN = 10  # misses a run lists
+
+
+def holding_back(
+    kept: Sequence[Outcome], ids: Sequence[int], since: int, cert: Certificate
+) -> list[dict[str, Any]]:
+    """The held-out misses at the threshold the certificate's sequence stopped at, newest first:
+    what keeps a wider region (or any) from being certified, for an operator to look at (a run
+    lists the first `SHOWN`)."""
+    step = cert.next_step
+    if step is None:
+        return []
+    held = [i for i in ids if i > since]
+    found = [
+        {
+            "pair": i,
+            "chosen": o.chosen,
+            "confidence": round(o.confidence, 3),
+            "agreement": round(o.correct, 3),
+        }
+        for o, i in zip(kept, held, strict=True)
+        if not o.blocked and o.confidence >= step.threshold and o.correct < 1
+    ]
+    return found[::-1]
