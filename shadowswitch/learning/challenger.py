@@ -164,9 +164,8 @@ def learn(
         cert, verdict = promotion.verdict(
             judged[0][0], ids, standing[1], standing[0], standing[2], margin, standing[3]
         )
-        stored = {r.id: r for r in rows}
-        for miss in verdict["challenger"]["misses"]:  # the decision to open, and the upstream's choice
-            miss.update(decision_id=stored[miss["pair"]].decision_id, upstream=stored[miss["pair"]].label)
+        stored = {r.id or 0: r for r in rows}
+        verdict["challenger"].update(promotion.holding_back(judged[0][0], ids, standing[3], cert, stored))
     else:
         verdict = utility_gate.compare(judged[0], judged[1], policy.target_agreement)
     verdict["cross_fitted"] = judged[2]

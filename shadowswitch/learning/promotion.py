@@ -4,7 +4,7 @@ target, so serving more is a pure gain: no paired utility test is needed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from shadowswitch.learning import regions
@@ -12,6 +12,7 @@ from shadowswitch.learning.certificate import Certificate
 from shadowswitch.learning.fit import Outcome, Pair
 from shadowswitch.learning.regions import certificate_of, describe, serves
 from shadowswitch.store.exemplars import ExemplarStore
+from shadowswitch.store.tables import Exemplar
 
 ENOUGH = 1000  # the newest pairs the served state is certified on at most
 
@@ -73,14 +74,8 @@ def verdict(
             f"its certified region serves {mine} of {len(common)} held-out pairs, "
             f"the served state's {theirs}: not more"
         )
-    misses = holding_back(kept, ids, since, cert)
     figures = {
-        "challenger": {
-            **cert.to_json(),
-            "serves_held_out": mine,
-            "missed": len(misses),
-            "misses": misses[:SHOWN],
-        },
+        "challenger": {**cert.to_json(), "serves_held_out": mine},
         "served": {**standing.to_json(), "threshold_in_force": held, "serves_held_out": theirs},
         "held_out": len(common),
         "promote": not reasons,
@@ -93,23 +88,31 @@ SHOWN = 10  # misses a run lists
 
 
 def holding_back(
-    kept: Sequence[Outcome], ids: Sequence[int], since: int, cert: Certificate
-) -> list[dict[str, Any]]:
-    """The held-out misses at the threshold the certificate's sequence stopped at, newest first:
-    what keeps a wider region (or any) from being certified, for an operator to look at (a run
-    lists the first `SHOWN`)."""
+    outcomes: Sequence[Outcome],
+    ids: Sequence[int],
+    since: int,
+    cert: Certificate,
+    stored: Mapping[int, Exemplar],
+) -> dict[str, Any]:
+    """The held-out misses (of the pairs after `since`) at the threshold the certificate's sequence
+    stopped at: how many (`missed`) and the newest `SHOWN`, each with its decision and both
+    choices: what keeps a wider region (or any) from being certified, for an operator to open."""
     step = cert.next_step
-    if step is None:
-        return []
-    held = [i for i in ids if i > since]
+    bar = step.threshold if step is not None else float("inf")  # none: every threshold certified
     found = [
+        (i, o)
+        for o, i in zip(outcomes, ids, strict=True)
+        if i > since and not o.blocked and o.confidence >= bar and o.correct < 1
+    ]
+    misses = [
         {
             "pair": i,
+            "decision_id": stored[i].decision_id,
+            "upstream": stored[i].label,
             "chosen": o.chosen,
             "confidence": round(o.confidence, 3),
             "agreement": round(o.correct, 3),
         }
-        for o, i in zip(kept, held, strict=True)
-        if not o.blocked and o.confidence >= step.threshold and o.correct < 1
+        for i, o in found[::-1][:SHOWN]
     ]
-    return found[::-1]
+    return {"missed": len(found), "misses": misses}
