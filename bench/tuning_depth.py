@@ -61,6 +61,8 @@ def unseen(db_file: str, task: str) -> dict[str, Any]:
         rows = list(session.exec(query))
     stream = [r for r in rows if not r.excluded]
     tests = [r for r in rows if (r.id or 0) > (stream[-1].id or 0)]
+    if not tests:  # the bench stored no test step the engine fell back on (BFCL's are not kept)
+        return {"test_steps": 0}
     pairs = [challenger.to_pair(r) for r in fillers.kept(stream)]
     train = pairs[: len(pairs) - max(challenger.MIN_HOLDOUT, int(len(pairs) * challenger.HOLDOUT_SHARE))]
     reading = tuning.tuning_for(stream + tests)
