@@ -86,14 +86,28 @@ def test_a_poisoned_stream_never_certifies(store: ExemplarStore) -> None:
     for miss in misses:
         row = stored[miss["pair"]]
         assert miss["decision_id"] == row.decision_id and miss["upstream"] == row.label
-        assert miss["confidence"] >= mine["next_threshold"] and miss["agreement"] < 1
+        assert miss["confidence"] >= mine["next_threshold"] and miss["agreement"] < promotion.MISS
         assert miss["chosen"] in TOOLS  # the engine's choice, a candidate it was offered
     line = _learn_line(result)
     assert f"held back at ≥ {mine['next_threshold']} by {mine['missed']} misses" in line
     assert str(misses[0]["decision_id"]) in line
+    assert mine["tool_sets"] == {"misses": 1, "held_out": 1} and "tool sets" not in line  # one agent
     assert store.served("support") is None
     assert [c.status for c in store.certificates.history("support")] == ["uncertified"]
     assert kinds(store) == ["learn_reject"]
+
+
+def test_misses_all_one_agents_are_said_to_be(store: ExemplarStore) -> None:
+    """Two agents share the task type; one's upstream answers alike requests any way: the misses
+    that hold the region back are all that agent's, and the run says so."""
+    add(store, 240, np.random.default_rng(4), 0, poisoned=True, every=4)
+    result = challenger.learn(store, "support", POLICY, "test")
+    mine = result["evaluation"]["challenger"]
+    assert mine["missed"] > 0, mine
+    assert mine["tool_sets"] == {"misses": 1, "held_out": 2}
+    stored = {r.id: r.tools_key for r in store.load("support", "test-encoder")}
+    assert {stored[m["pair"]] for m in mine["misses"]} == {"k2"}
+    assert "all in one of the 2 tool sets it serves" in _learn_line(result)
 
 
 def outcomes(confidences: list[float], correct: float = 1.0) -> list[Outcome]:

@@ -147,7 +147,14 @@ def _misses(certificate: dict[str, Any]) -> str:
     )
     missed = certificate.get("missed", len(misses))
     more = f" and {missed - 3} more" if missed > 3 else ""
-    return f"\nheld back at ≥ {certificate.get('next_threshold')} by {missed} misses: {shown}{more}"
+    sets = certificate.get("tool_sets") or {}
+    agent = (
+        f" (all in one of the {sets['held_out']} tool sets it serves: one agent's; a policy of its"
+        " own lets the others be judged without it)"
+        if sets.get("misses") == 1 and sets.get("held_out", 0) > 1
+        else ""
+    )
+    return f"\nheld back at ≥ {certificate.get('next_threshold')} by {missed} misses: {shown}{more}{agent}"
 
 
 def _said(choice: str) -> str:

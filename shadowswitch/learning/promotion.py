@@ -85,6 +85,8 @@ def verdict(
 
 
 SHOWN = 10  # misses a run lists
+MISS = 0.5  # expected agreement under which an answer is a miss (a call whose values were never
+# judged counts at the task type's rate, 0.99 say: it costs the region little and is no miss)
 
 
 def holding_back(
@@ -96,14 +98,20 @@ def holding_back(
 ) -> dict[str, Any]:
     """The held-out misses (of the pairs after `since`) at the threshold the certificate's sequence
     stopped at: how many (`missed`) and the newest `SHOWN`, each with its decision and both
-    choices: what keeps a wider region (or any) from being certified, for an operator to open."""
+    choices: what keeps a wider region (or any) from being certified, for an operator to open;
+    and in how many of the held-out pairs' tool sets (agents) the misses are: one agent of many
+    answering alike requests both ways holds every agent of the task type back."""
     step = cert.next_step
     bar = step.threshold if step is not None else float("inf")  # none: every threshold certified
     found = [
         (i, o)
         for o, i in zip(outcomes, ids, strict=True)
-        if i > since and not o.blocked and o.confidence >= bar and o.correct < 1
+        if i > since and not o.blocked and o.confidence >= bar and o.correct < MISS
     ]
+    tool_sets = {
+        "misses": len({stored[i].tools_key for i, _ in found}),
+        "held_out": len({stored[i].tools_key for i in ids if i > since}),
+    }
     misses = [
         {
             "pair": i,
@@ -115,4 +123,4 @@ def holding_back(
         }
         for i, o in found[::-1][:SHOWN]
     ]
-    return {"missed": len(found), "misses": misses}
+    return {"missed": len(found), "misses": misses, "tool_sets": tool_sets}

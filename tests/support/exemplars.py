@@ -20,8 +20,8 @@ def centres(seed: int = 0) -> np.ndarray[Any, Any]:
     return c / np.linalg.norm(c, axis=1, keepdims=True)
 
 
-def vector(kind: int, rng: np.random.Generator) -> np.ndarray[Any, Any]:
-    v = centres()[kind] + rng.normal(scale=0.08, size=DIM)
+def vector(kind: int, rng: np.random.Generator, seed: int = 0) -> np.ndarray[Any, Any]:
+    v = centres(seed)[kind] + rng.normal(scale=0.08, size=DIM)
     return (v / np.linalg.norm(v)).astype(np.float32)
 
 
@@ -32,14 +32,14 @@ def zero_shot(rng: np.random.Generator) -> dict[str, float]:
     return {k: v / total for k, v in raw.items()}
 
 
-def exemplar(kind: int, label: str, rng: np.random.Generator, i: int) -> Exemplar:
+def exemplar(kind: int, label: str, rng: np.random.Generator, i: int, tools_key: str = "k") -> Exemplar:
     return Exemplar(
         task_type="support",
         decision_id=f"d{i:030d}",
         encoder="test-encoder",
-        vector=vector(kind, rng).tobytes(),
+        vector=vector(kind, rng, 0 if tools_key == "k" else 1).tobytes(),  # another agent: other requests
         label=label,
-        tools_key="k",
+        tools_key=tools_key,
         zero_shot=zero_shot(rng),
         local_tool="lookup_order",
         args_status="agree" if label == "lookup_order" else "unknown",
@@ -49,8 +49,13 @@ def exemplar(kind: int, label: str, rng: np.random.Generator, i: int) -> Exempla
     )
 
 
-def add(store: ExemplarStore, n: int, rng: np.random.Generator, start: int, poisoned: bool = False) -> None:
+def add(
+    store: ExemplarStore, n: int, rng: np.random.Generator, start: int, poisoned: bool = False, every: int = 1
+) -> None:
+    """`n` exemplars from `start`; `poisoned`: every `every`-th one's label drawn at random, and
+    its tool set another agent's (`tools_key` "k2")."""
     for i in range(start, start + n):
         kind = i % len(TOOLS)
-        label = TOOLS[rng.integers(len(TOOLS))] if poisoned else TOOLS[kind]
-        store.add(exemplar(kind, label, rng, i))
+        bad = poisoned and i % every == 0
+        label = TOOLS[rng.integers(len(TOOLS))] if bad else TOOLS[kind]
+        store.add(exemplar(kind, label, rng, i, "k2" if bad and every > 1 else "k"))
