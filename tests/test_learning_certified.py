@@ -22,7 +22,7 @@ from shadowswitch.policy.models import Engine, Policy
 from shadowswitch.store import db
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import RegionCertificate
-from tests.support.exemplars import TOOLS, add
+from tests.support.exemplars import TOOLS, add, exemplar
 
 POLICY = Engine(target_agreement=0.95)
 
@@ -108,6 +108,27 @@ def test_misses_all_one_agents_are_said_to_be(store: ExemplarStore) -> None:
     stored = {r.id: r.tools_key for r in store.load("support", "test-encoder")}
     assert {stored[m["pair"]] for m in mine["misses"]} == {"k2"}
     assert "all in one of the 2 tool sets it serves" in _learn_line(result)
+
+
+def test_a_call_of_the_upstreams_tool_with_another_value_is_said_to_be(store: ExemplarStore) -> None:
+    """The engine calls the upstream's tool, but one in four look-ups with a value read otherwise:
+    the misses name the parameter, not a choice."""
+    rng = np.random.default_rng(5)
+    for i in range(200):
+        kind = i % len(TOOLS)
+        row = exemplar(kind, TOOLS[kind], rng, i)
+        if kind == 0 and i % 4 == 0:
+            row.args_status = "differ"
+            row.arguments = {"order_id": {"type": "str", "in_text": True, "local": True, "agrees": False}}
+        store.add(row)
+    result = challenger.learn(store, "support", POLICY, "test")
+    misses = result["evaluation"]["challenger"]["misses"]
+    assert misses and all(m["chosen"] == m["upstream"] == "lookup_order" for m in misses), misses
+    assert all(m["values"] == ["order_id"] for m in misses)
+    line = _learn_line(result)
+    assert "lookup_order with another order_id at" in line
+    missed = result["evaluation"]["challenger"]["missed"]
+    assert f"by {missed} {'miss' if missed == 1 else 'misses'}:" in line
 
 
 def outcomes(confidences: list[float], correct: float = 1.0) -> list[Outcome]:

@@ -141,11 +141,10 @@ def _misses(certificate: dict[str, Any]) -> str:
     if not misses:
         return ""
     shown = ", ".join(
-        f"{_said(m['chosen'])} for {_said(m['upstream'])} at {m['confidence']} "
-        f"(decision {m.get('decision_id')})"
-        for m in misses[:3]
+        f"{_missed(m)} at {m['confidence']} (decision {m.get('decision_id')})" for m in misses[:3]
     )
     missed = certificate.get("missed", len(misses))
+    count = f"{missed} miss" if missed == 1 else f"{missed} misses"
     more = f" and {missed - 3} more" if missed > 3 else ""
     sets = certificate.get("tool_sets") or {}
     agent = (
@@ -154,7 +153,19 @@ def _misses(certificate: dict[str, Any]) -> str:
         if sets.get("misses") == 1 and sets.get("held_out", 0) > 1
         else ""
     )
-    return f"\nheld back at ≥ {certificate.get('next_threshold')} by {missed} misses: {shown}{more}{agent}"
+    return f"\nheld back at ≥ {certificate.get('next_threshold')} by {count}: {shown}{more}{agent}"
+
+
+def _missed(miss: dict[str, Any]) -> str:
+    """What the engine answered wrong: another choice, or the same tool with other values."""
+    if miss["chosen"] != miss["upstream"]:
+        return f"{_said(miss['chosen'])} for {_said(miss['upstream'])}"
+    values = miss.get("values")
+    return (
+        f"{miss['chosen']} with another {' and '.join(values)}"
+        if values
+        else f"{miss['chosen']} with other values"
+    )
 
 
 def _said(choice: str) -> str:

@@ -120,7 +120,18 @@ def holding_back(
             "chosen": o.chosen,
             "confidence": round(o.confidence, 3),
             "agreement": round(o.correct, 3),
+            **({"values": differed(stored[i].arguments)} if o.chosen == stored[i].label else {}),
         }
         for i, o in found[::-1][:SHOWN]
     ]
     return {"missed": len(found), "misses": misses, "tool_sets": tool_sets}
+
+
+def differed(arguments: Mapping[str, Any] | None) -> list[str]:
+    """The parameters of a call of the upstream's own tool that kept it from agreeing: a value
+    the engine wrote otherwise, or left out (`exemplar._arguments`); none known: []."""
+    return sorted(
+        name
+        for name, entry in (arguments or {}).items()
+        if isinstance(entry, Mapping) and (entry.get("agrees") is False or entry.get("local") is False)
+    )
