@@ -64,7 +64,7 @@ def unseen(db_file: str, task: str) -> dict[str, Any]:
     if not tests:  # the bench stored no test step the engine fell back on (BFCL's are not kept)
         return {"test_steps": 0}
     pairs = [challenger.to_pair(r) for r in fillers.kept(stream)]
-    train = pairs[: len(pairs) - max(challenger.MIN_HOLDOUT, int(len(pairs) * challenger.HOLDOUT_SHARE))]
+    train = pairs[: len(pairs) - challenger.holdout_size(len(pairs), len(pairs))]  # as the first run
     reading = tuning.tuning_for(stream + tests)
     tuned = reading.tune(train) if reading is not None and reading.enough(train) else None
     read = reading.reader(tuned) if reading is not None and tuned is not None else list

@@ -140,7 +140,7 @@ def learn(
     if standing is not None:
         result["certificate"] = standing[0].to_json()
     fresh = [p for p in pairs if current is None or p.id > current.exemplar_max_id]
-    holdout_n = min(len(fresh), max(MIN_HOLDOUT, min(MAX_HOLDOUT, int(len(pairs) * HOLDOUT_SHARE))))
+    holdout_n = holdout_size(len(pairs), len(fresh))
     if len(pairs) < MIN_PAIRS or holdout_n < MIN_HOLDOUT or len(pairs) - holdout_n < MIN_HOLDOUT:
         step("done", 1.0)
         need = max(MIN_PAIRS - len(pairs), MIN_HOLDOUT - len(fresh), 0)
@@ -192,6 +192,12 @@ def learn(
             regions.record_promoted(store, task, result["version"], cert, standing[3])
     step("done", 1.0)
     return result
+
+
+def holdout_size(pairs: int, fresh: int) -> int:
+    """The newest pairs a run holds out: a quarter, at least `MIN_HOLDOUT`, at most `MAX_HOLDOUT`,
+    and only pairs the served state has not learned from (`fresh`)."""
+    return min(fresh, max(MIN_HOLDOUT, min(MAX_HOLDOUT, int(pairs * HOLDOUT_SHARE))))
 
 
 Judged = tuple[list[Outcome], list[bool]]

@@ -52,8 +52,8 @@ def exemplar(kind: int, label: str, rng: np.random.Generator, i: int, tools_key:
 def add(
     store: ExemplarStore, n: int, rng: np.random.Generator, start: int, poisoned: bool = False, every: int = 1
 ) -> None:
-    """`n` exemplars from `start`; `poisoned`: every `every`-th one's label drawn at random, and
-    its tool set another agent's (`tools_key` "k2")."""
+    """`n` exemplars from `start`; `poisoned`: every `every`-th one's label drawn at random; with
+    `every` > 1 those are another agent's (`tools_key` "k2", requests of their own)."""
     for i in range(start, start + n):
         kind = i % len(TOOLS)
         bad = poisoned and i % every == 0
