@@ -17,8 +17,8 @@ from shadowswitch.engines.local.arguments.learned import learned_values
 from shadowswitch.engines.local.arguments.rewrites import date_patterns, explaining, rewrite
 from shadowswitch.engines.local.knowledge import Knowledge
 from shadowswitch.engines.local.learned_state import Transform
+from shadowswitch.learning.agreement import call_agreed
 from shadowswitch.learning.exemplar import build_exemplar
-from shadowswitch.learning.memory import call_agreed
 from shadowswitch.learning.rules import learned_constants
 from shadowswitch.learning.transforms import learned_transforms, select
 from shadowswitch.request import ChatView

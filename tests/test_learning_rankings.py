@@ -13,15 +13,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import httpx
 import openai
 import pytest
 
 from shadowswitch.policy.models import Policy
 from shadowswitch.request import ChatView
-from tests.support.learning import AUTH, cli, send_paced, shadow_policy, shadow_proxy
 from tests.support.learning import ask as learning_ask
-from tests.support.wait import eventually
+from tests.support.learning import cli, decision, send_paced, serve_all, shadow_policy, shadow_proxy
 
 LOOKUP, ROOM = "lookup_employee", "book_room"
 TRAIN = ["Omar Haddad", "Priya Nair", "Wim Jansen", "Lena Vogel", "Tom Baker", "Ana Lima"]
@@ -82,16 +80,10 @@ def test_a_value_ranking_is_learned_and_serves_the_upstreams_value(
     learned = cli(db_url, tmp_path / "policies0", "desk")
     assert learned["status"] == "promoted", learned
     assert list(learned["rankings"]) == [LOOKUP] and list(learned["rankings"][LOOKUP]) == ["name"], learned
-    change = {"mode": "canary", "percent": 100}
-    httpx.put(f"{url}/v1/shadowswitch/rollouts/desk", json=change, headers=AUTH).raise_for_status()
-    served = proxy.app(url).state.shadowswitch.learning.memories  # this replica's copy, polled
-    eventually(lambda: getattr(served.get("desk"), "version", None) == 1, timeout_s=10)
+    served = serve_all(proxy, url, "desk")
 
     def decided(text: str) -> dict[str, Any]:
-        body: dict[str, Any] = httpx.get(
-            f"{url}/v1/shadowswitch/decisions/{ask(client, text)}", headers=AUTH
-        ).json()
-        return body
+        return decision(url, ask(client, text))
 
     results = [(decided(text), want) for text, want in test]
     local = [(d, want) for d, want in results if d["path"] == "local"]
@@ -104,8 +96,8 @@ def test_a_value_ranking_is_learned_and_serves_the_upstreams_value(
     )
     source = local[0][0]["argument_sources"]["name"]
     assert source["source"] == "text" and source["text"] == local[0][1]["arguments"]["name"], source
-    decision = decided(nobody[0])
-    assert decision["path"] == "fallback" and "name" not in (decision["arguments"] or {}), decision
+    refused = decided(nobody[0])
+    assert refused["path"] == "fallback" and "name" not in (refused["arguments"] or {}), refused
 
     # Past the threshold (the engine's own fill): the served state fills the surname where the
     # prior fills the full name, from the same text.

@@ -78,6 +78,7 @@ def to_pair(row: Exemplar) -> Pair:
         dict(row.turn or {}),
         np.frombuffer(row.context, dtype=np.float32) if row.context else None,
         np.frombuffer(row.opening, dtype=np.float32) if row.opening else None,
+        row.optional,
     )
 
 
@@ -96,7 +97,7 @@ def _decisions(spec: Spec, rate: float, pairs: Sequence[Pair]) -> list[Outcome]:
 
 
 def judge(spec: Spec, pairs: Sequence[Pair], rate: float) -> tuple[list[Outcome], list[bool]]:
-    constants, unreliable = rules.learned_rules([(p.label, p.arguments) for p in spec.memory])
+    constants, unreliable = rules.learned_rules(*rules.calls_of(spec.memory))
     probs = spec.head.predict_many(pairs) if spec.head else None
     outcomes = decide(
         pairs, spec.memory, spec.weight, rate, constants, spec.floor, probs, spec.deferral, unreliable
@@ -182,7 +183,7 @@ def learn(
         },
         evaluation=verdict,
         constants_from=len(train),
-        **rules.learned_report([(p.label, p.arguments) for p in train]),
+        **rules.learned_report(*rules.calls_of(train)),
     )
     if not dry_run:
         step("recording", 0.9)

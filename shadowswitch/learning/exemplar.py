@@ -6,7 +6,8 @@ probabilities, and per argument its JSON type, whether the value is in the conve
 value itself only when it is not (then it is something the upstream sets by itself, `units:
 "metric"`, never something the user said), whether the engine's value agreed, and the names of the
 rewrites that map the value the engine read from the text to the upstream's (`rewrites.py`), and
-where the engine's value came from (`origins.py`).
+where the engine's value came from (`origins.py`); per optional parameter the text offered a value,
+whether the engine and the upstream set it (`optional`, features only).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def build_exemplar(
         local_tool=local_tool,
         args_status=_args_status(choice, local_tool, label, generative),
         arguments=_arguments(call.arguments, request, choice, region_of) if label != NO_TOOL else None,
+        optional=_optional(call.arguments, request, choice) if local_tool == label != NO_TOOL else None,
         blocked=sorted(blocked) if blocked else None,
         last_tool=state.last_tool if state else None,
         last_error=state.last_error if state else False,
@@ -149,7 +151,7 @@ def _arguments(
         if not in_text and _is_constant(value, conversation):
             entry["value"] = value
         if comparable:
-            entry["agrees"] = name in local and normalise(local[name]) == normalise(value)
+            entry["agrees"] = _agrees(local, name, value)
         read = _grounded(choice, name)
         if read is not None:
             entry["transforms"] = explaining(read[0], value, region_of)
@@ -158,6 +160,45 @@ def _arguments(
             entry["offered"] = found  # what a learned value ranking is fitted on (`values.py`)
         out[name] = entry
     return out
+
+
+def _agrees(local: dict[str, Any], name: str, value: Any) -> bool:
+    return name in local and normalise(local[name]) == normalise(value)
+
+
+def _optional(arguments: Any, request: ChatView, choice: Choice) -> dict[str, Any] | None:
+    """Per optional parameter of the upstream's tool that the text offered values (`params`): the
+    features of the value the engine fills, whether it set it from the text, and whether the
+    upstream left it out (`out`), set it to that value (`top`) or to another (`other`): what the
+    learned weights of setting it are fitted on (`learning/optional.py`). Where every parameter
+    the engine set and the upstream left out is one of those, also each of the upstream's
+    arguments' agreement (`agrees`), which `arguments` does not keep then."""
+    tool = request.tool(choice.name)
+    if tool is None or not isinstance(arguments, dict) or choice.arguments is None:
+        return None
+    required = set(tool.parameters.get("required") or [])
+    local, sources = choice.arguments, choice.sources or {}
+    params: dict[str, Any] = {}
+    for name, read in choice.trace.values.items():
+        from_text = (sources.get(name) or {}).get("source") == "text"
+        if name in required or not read.values or (name in local and not from_text):
+            continue
+        scores = [f.get("base", 0.0) for f in read.features]
+        best = read.first if 0 <= read.first < len(scores) else scores.index(max(scores))
+        if name in local and 0 <= read.picked < len(scores):
+            best = read.picked
+        done = "out" if name not in arguments else "other"
+        if done == "other" and _agrees({name: read.values[best]}, name, arguments[name]):
+            done = "top"
+        features = {k: round(v, 4) for k, v in read.features[best].items() if v}
+        params[name] = {"features": features, "filled": name in local, "set": done}
+    if not params:
+        return None
+    record: dict[str, Any] = {"params": params}
+    extra = set(normalise(local)) - set(arguments)
+    if extra and extra <= {k for k, r in params.items() if r["set"] == "out"}:
+        record["agrees"] = {name: _agrees(local, name, value) for name, value in arguments.items()}
+    return record
 
 
 def offered_entry(read: Read | None, filled: tuple[Any] | None, upstream: Any) -> dict[str, Any] | None:

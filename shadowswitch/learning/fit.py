@@ -22,13 +22,13 @@ import numpy as np
 
 from shadowswitch.engines.local.conversation import repeats
 from shadowswitch.engines.local.learned_state import Unreliable, pointer_of
+from shadowswitch.learning.agreement import call_agreed
 from shadowswitch.learning.deferral import Deferral, cross_probabilities, features
 from shadowswitch.learning.deferral import train as train_deferral
 from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.memory import (
     FLOOR,
     alike,
-    call_agreed,
     call_rate,
     combine,
     tallies,
@@ -37,7 +37,7 @@ from shadowswitch.learning.memory import (
     vote,
 )
 from shadowswitch.learning.origins import vetoed
-from shadowswitch.learning.rules import learned_rules
+from shadowswitch.learning.rules import calls_of, learned_rules
 from shadowswitch.learning.values import pointed_call
 
 NO_TOOL = "__no_tool__"
@@ -65,11 +65,12 @@ class Pair:
     turn: Mapping[str, Any] = field(default_factory=dict)  # the conversation's state (`conversation_state`)
     context: np.ndarray[Any, Any] | None = None  # the agent's last reply's vector (`head.Example`)
     opening: np.ndarray[Any, Any] | None = None  # the user's opening words' vector
+    optional: Mapping[str, Any] | None = None  # its optional parameters set or not (`optional.py`)
 
     def call(self, constants: dict[str, dict[str, Any]], unreliable: Unreliable | None = None) -> float:
-        """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`memory.call_agreed`)."""
-        status, arguments = self.args_status, self.arguments
-        return call_agreed(self.label, self.local_tool, status, arguments, constants, unreliable)
+        """Did the engine's call of the upstream's tool agree: 1, 0, or nan (`agreement.call_agreed`)."""
+        status, arguments, optional = self.args_status, self.arguments, self.optional
+        return call_agreed(self.label, self.local_tool, status, arguments, constants, unreliable, optional)
 
     def vetoed(self, unreliable: Unreliable) -> bool:
         """The engine filled the upstream's tool with a value of an unreliable origin: it abstains."""
@@ -244,13 +245,12 @@ def curve(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
 
 def fit(pairs: Sequence[Pair], target: float, floor: float = FLOOR, head: bool = True) -> Fitted:
     """The starting ranking (the zero-shot one, or a head trained on the pairs: `head`), the
-    weight and the loosest threshold whose agreement, each pair
-    decided by all the others, meets `target`; among those, the one serving most. Leave-one-out
-    for the vote; for the head, each pair is predicted by a head trained without its fold
-    (`cross_predict`). None meets it: the threshold 1.0 serves nothing but what the memory is
-    certain of."""
+    weight and the loosest threshold whose agreement, each pair decided by all the others, meets
+    `target`; among those, the one serving most. Leave-one-out for the vote; for the head, each
+    pair is predicted by a head trained without its fold (`cross_predict`). None meets it: the
+    threshold 1.0 serves nothing but what the memory is certain of."""
     rate = args_rate(pairs)
-    constants, unreliable = learned_rules([(p.label, p.arguments) for p in pairs])
+    constants, unreliable = learned_rules(*calls_of(pairs))
     best: tuple[tuple[float, float], Fitted, tuple[bool, list[Outcome] | None]] | None = None
     starts: list[tuple[Sequence[Mapping[str, float]] | None, bool]] = [(None, False)]
     if head and len(pairs) >= HEAD_MIN:

@@ -24,12 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shadowswitch.engines.local.learned_state import Request, Unreliable, pointer_of
+from shadowswitch.engines.local.learned_state import Request, Unreliable
 from shadowswitch.learning.deferral import Deferral, features
 from shadowswitch.learning.head import Head
-from shadowswitch.learning.origins import BELOW, vetoed
-from shadowswitch.learning.transforms import explained
-from shadowswitch.learning.values import pointed_call
+from shadowswitch.learning.origins import BELOW
 
 if TYPE_CHECKING:
     from shadowswitch.engines.local.runtime.finetune import Tuned
@@ -265,35 +263,6 @@ def unproven(rate: float) -> bool:
     value, with an optional field the upstream sets left out. The bar of an unreliable value
     origin (`origins.BELOW`), on the whole call."""
     return rate <= BELOW
-
-
-def call_agreed(
-    label: str,
-    local_tool: str | None,
-    status: str,
-    arguments: Mapping[str, Any] | None,
-    constants: Mapping[str, Mapping[str, Any]],
-    unreliable: Unreliable | None = None,
-) -> float:
-    """1 when the engine's call of the upstream's tool agreed, or agrees once the state's learned
-    values apply (a constant for a value the engine left out, a transform of a value it read), 0
-    when it does not, nan when not known (another tool filled, or it would have abstained for a
-    missing value or a value of an unreliable origin, which it does at serving time too), with
-    the memory's values as the state's learned pointer fills them (`values.pointed_call`)."""
-    status, arguments = pointed_call(status, arguments, pointer_of(constants), label)
-    if label == NO_TOOL or local_tool != label or status not in ("agree", "differ", "absent"):
-        return float("nan")
-    if vetoed(arguments, (unreliable or {}).get(label)):
-        return float("nan")
-    learned = constants.get(label, {})
-    entries = arguments or {}
-    if entries and all("agrees" in v for v in entries.values()):  # judged argument by argument
-        return float(all(explained(v, learned, k) for k, v in entries.items()))
-    if status == "absent":
-        left = {k: v for k, v in entries.items() if not v.get("local")}
-        supplied = all(k in learned and v.get("value") == learned[k] for k, v in left.items())
-        return float(bool(left) and supplied)
-    return float(status == "agree")
 
 
 def combine(zero_shot: Mapping[str, float], dist: Mapping[str, float], alpha: float) -> dict[str, float]:

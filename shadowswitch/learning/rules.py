@@ -3,10 +3,18 @@ rewrites, value rankings, the pointer) and the value origins it abstains on."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
-from shadowswitch.engines.local.learned_state import POINTER, Ranked, Unreliable, rankings_of, transforms_of
+from shadowswitch.engines.local.learned_state import (
+    POINTER,
+    SET,
+    Ranked,
+    Unreliable,
+    rankings_of,
+    transforms_of,
+)
+from shadowswitch.learning.optional import fit_setting
 from shadowswitch.learning.origins import unreliable_origins
 from shadowswitch.learning.transforms import learned_transforms
 from shadowswitch.learning.values import fit_pointer, fit_rankings, reranked
@@ -16,20 +24,38 @@ CONSTANT_SHARE = 0.95  # a constant is learned when (nearly) every exemplar of t
 CONSTANT_MIN = 5  # ... and at least this many did
 
 
-def learned_rules(
-    arguments: Sequence[tuple[str, Mapping[str, Any] | None]],
-) -> tuple[dict[str, dict[str, Any]], Unreliable]:
+Calls = Sequence[tuple[str, Mapping[str, Any] | None]]  # each pair's tool and its exemplar's record
+
+
+class Recorded(Protocol):
+    @property
+    def label(self) -> str: ...
+    @property
+    def arguments(self) -> Mapping[str, Any] | None: ...
+    @property
+    def optional(self) -> Mapping[str, Any] | None: ...
+
+
+def calls_of(pairs: Iterable[Recorded]) -> tuple[Calls, Calls]:
+    """The pairs' calls and their optional parameters' records, as `learned_rules` reads them."""
+    pairs = list(pairs)
+    return [(p.label, p.arguments) for p in pairs], [(p.label, p.optional) for p in pairs]
+
+
+def learned_rules(arguments: Calls, optional: Calls = ()) -> tuple[dict[str, dict[str, Any]], Unreliable]:
     """The learned values (`learned_constants`) and, judged with them, the unreliable value
-    origins (`origins.unreliable_origins`) of these calls: what a state learns from its pairs."""
-    constants = learned_constants(arguments)
+    origins (`origins.unreliable_origins`) of these calls (`arguments`, and beside them their
+    optional parameters' records, `optional`): what a state learns from its pairs."""
+    constants = learned_constants(arguments, optional)
     return constants, unreliable_origins(arguments, constants)
 
 
-def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, dict[str, Any]]:
+def learned_constants(arguments: Calls, optional: Calls = ()) -> dict[str, dict[str, Any]]:
     """tool → {param: learned value}: a constant, for values the upstream set in (nearly) every
     call of that tool and that were never in the conversation (the agent's constant, not something
     the user said); else a `Transform` of the value read from the text (`learned_transforms`); a
-    parameter whose text values a learned ranking re-orders (`values.py`) has a `Ranked`, its other
+    parameter whose text values a learned ranking re-orders (`values.py`), or an optional one with
+    learned weights of being set (`optional.py`, under `SET`), has a `Ranked`, its other
     learned value (if any) inside; the learned pointer is under `POINTER` (`values.fit_pointer`)."""
     rankings = fit_rankings(arguments)
     arguments = [(tool, _reranked(args, rankings.get(tool, {}))) for tool, args in arguments]
@@ -50,6 +76,10 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
     for tool, transforms in learned_transforms(arguments).items():
         for param, transform in transforms.items():
             out.setdefault(tool, {}).setdefault(param, transform)
+    for tool, learned_setting in fit_setting(optional).items():
+        ranked_here = rankings.setdefault(tool, {})
+        for param, weights in learned_setting.items():
+            ranked_here[param] = {**ranked_here.get(param, {}), **{SET + k: w for k, w in weights.items()}}
     for tool, ranked in rankings.items():
         for param, weights in ranked.items():
             learned = out.setdefault(tool, {})
@@ -60,11 +90,12 @@ def learned_constants(arguments: Sequence[tuple[str, Mapping[str, Any] | None]])
     return out
 
 
-def learned_report(arguments: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, Any]:
+def learned_report(arguments: Calls, optional: Calls = ()) -> dict[str, Any]:
     """What a state learned from these calls rewrites (`transforms`: tool → param → rewrite),
-    re-ranks (`rankings`: tool → param → feature weights) and abstains on (`unreliable`: tool →
-    param → origins), as `shadowswitch learn` reports it."""
-    learned, unreliable = learned_rules(arguments)
+    re-ranks (`rankings`: tool → param → feature weights, and "set:<feature>" the weights of
+    setting an optional parameter) and abstains on (`unreliable`: tool → param → origins), as
+    `shadowswitch learn` reports it."""
+    learned, unreliable = learned_rules(arguments, optional)
     return {
         "transforms": {tool: found for tool, values in learned.items() if (found := transforms_of(values))},
         "rankings": {tool: ranked for tool, values in learned.items() if (ranked := rankings_of(values))},

@@ -24,7 +24,7 @@ from shadowswitch.learning.fit import args_rate
 from shadowswitch.learning.head import Head
 from shadowswitch.learning.memory import Memory, purposes, turn_key
 from shadowswitch.learning.regions import in_force
-from shadowswitch.learning.rules import learned_rules, usual_parameters
+from shadowswitch.learning.rules import calls_of, learned_rules, usual_parameters
 from shadowswitch.learning.tuning import Packed, unpack
 from shadowswitch.store.exemplars import ExemplarStore
 from shadowswitch.store.tables import RegionCertificate
@@ -95,8 +95,8 @@ class ServedMemories:
             pairs = packed.read(pairs)
         dim = len(rows[0].vector) // 4 if rows else 0
         vectors = np.stack([p.vector for p in pairs]) if pairs else np.zeros((0, dim))
-        calls = [(r.label, r.arguments) for r in rows]
-        constants, unreliable = learned_rules(calls)
+        calls, optional = calls_of(rows)
+        constants, unreliable = learned_rules(calls, optional)
         return Memory(
             version=state.version,
             encoder=state.encoder,

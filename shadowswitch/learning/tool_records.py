@@ -19,7 +19,7 @@ def tool_records(pairs: Sequence[Pair]) -> list[dict[str, Any]]:
     unproven (`Memory.unproven`): why a tool is served or not. Read as the served engine reads
     them (`served.ServedMemories.load`): the state's own pairs, its rules, their call agreement,
     in a `Memory` of their calls alone (no vectors: nothing here looks for neighbours)."""
-    constants, unreliable = rules.learned_rules([(p.label, p.arguments) for p in pairs])
+    constants, unreliable = rules.learned_rules(*rules.calls_of(pairs))
     labels = np.array([p.label for p in pairs], dtype=object)
     memory = Memory(
         version=0,

@@ -211,6 +211,9 @@ class Exemplar(SQLModel, table=True):
     # the text of `vector`, redacted ({"query": ...}), which the encoder is tuned on
     # (`learning/tuning.py`); None where the policy does not tune it
     texts: Any = Field(default=None, sa_column=Column(JSON))
+    # per optional parameter of the upstream's tool the text offered values: the best one's score,
+    # whether the engine and the upstream set it (`learning/optional.py`); never the value
+    optional: Any = Field(default=None, sa_column=Column(JSON))
     excluded: bool = False  # negative feedback on its decision, before or after it was stored
 
 

@@ -304,7 +304,7 @@ def test_values_are_assigned_jointly_not_best_pair_first() -> None:
     scores = {("name", bandana): 4.9, ("name", five): 5.0, ("version", bandana): 0.0, ("version", five): 4.8}
     pairs = [Pair(p, s, s.value, scores[p.name, s]) for p in (name, version) for s in (bandana, five)]
     # best pair first would give name "5" (5.0), leaving version "bandana" (0.0)
-    joint = FILLER._joint([name, version], pairs) or {}
+    joint = FILLER._joint([name, version], pairs, {}) or {}
     assert {k: pair.value for k, pair in joint.items()} == {"name": "bandana", "version": "5"}
 
 

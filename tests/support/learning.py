@@ -75,6 +75,22 @@ def ask(client: Any, task: str, tools: list[dict[str, Any]], messages: list[dict
     return str(raw.headers["x-shadowswitch-decision-id"])
 
 
+def serve_all(proxy: Any, url: str, task: str, version: int = 1) -> Any:
+    """Every request of `task` to the engine (canary 100%), once this replica decides with
+    `version`: its copy of the served states."""
+    change = {"mode": "canary", "percent": 100}
+    httpx.put(f"{url}/v1/shadowswitch/rollouts/{task}", json=change, headers=AUTH).raise_for_status()
+    served = proxy.app(url).state.shadowswitch.learning.memories  # this replica's copy, polled
+    eventually(lambda: getattr(served.get(task), "version", None) == version, timeout_s=10)
+    return served
+
+
+def decision(url: str, decision_id: str) -> dict[str, Any]:
+    """The proxy's record of a decision."""
+    body: dict[str, Any] = httpx.get(f"{url}/v1/shadowswitch/decisions/{decision_id}", headers=AUTH).json()
+    return body
+
+
 def serves(url: str, task: str, version: int) -> bool:
     """Does this replica decide with `version` yet? `GET /learning` reads the database, which says
     a promotion at once; the replica loads the state on its next poll (`served.POLL_S`)."""

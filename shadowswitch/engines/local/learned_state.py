@@ -26,6 +26,7 @@ Weights = dict[str, float]  # feature → weight (`base`: the filler's score)
 Unreliable = dict[str, dict[str, tuple[str, ...]]]  # tool → param → origins the state abstains on
 POINTER = "*"  # the tool and parameter key of the shared pointer weights (`learning.values.fit_pointer`)
 SURE = "sure"  # ... and beside it, "tool.param" → the margin its first offer is served at
+SET = "set:"  # in a parameter's ranking, "set:<feature>": the weights of setting an optional one
 
 
 @dataclass(frozen=True)
@@ -140,8 +141,22 @@ def transforms_of(learned: Mapping[str, Any]) -> dict[str, str]:
 
 
 def rankings_of(learned: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """A tool's learned value rankings: param → feature weights (`learning/values.py`)."""
+    """A tool's learned value rankings: param → feature weights (`learning/values.py`) and, for an
+    optional parameter, the weights of setting it (under `SET`, `learning/optional.py`)."""
     return {k: v.table for k, v in learned.items() if isinstance(v, Ranked)}
+
+
+def setting(weights: Mapping[str, float]) -> Weights:
+    """The weights of setting an optional parameter in its ranking's (feature → weight; "": the
+    bias), empty when none is learned."""
+    return {k[len(SET) :]: w for k, w in weights.items() if k.startswith(SET)}
+
+
+def sets(weights: Mapping[str, float], features: Mapping[str, float]) -> bool:
+    """Whether the learned weights (`setting`) set an optional parameter whose best value has
+    these features (`arguments/ranking.ranked_features`): more likely than not, by the upstream's
+    pairs."""
+    return weights.get("", 0.0) + sum(weights.get(k, 0.0) * v for k, v in features.items() if k) >= 0
 
 
 @dataclass(frozen=True)

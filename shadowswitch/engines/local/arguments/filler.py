@@ -53,7 +53,7 @@ from shadowswitch.engines.local.arguments.grounding import (
 from shadowswitch.engines.local.arguments.lists import list_spans
 from shadowswitch.engines.local.arguments.options import Similarity, enum_value, flag_value
 from shadowswitch.engines.local.arguments.params import Param, params_of
-from shadowswitch.engines.local.arguments.ranking import Ranking, offered_values, reordered
+from shadowswitch.engines.local.arguments.ranking import Ranking, offered_values, reordered, set_as_learned
 from shadowswitch.engines.local.arguments.today import CLOCK, Today, fixed_dates, other_day
 from shadowswitch.engines.local.arguments.values import (
     compared_text,
@@ -216,9 +216,10 @@ class ArgumentFiller:
             scored = reordered(scored, ranking)
             base = {id(x): score for x, score in zip(scored, base.values(), strict=True)}
         pairs = [x for x in scored if self._convincing(x)]
-        chosen = self._joint(params, pairs)
+        decided = set_as_learned(params, scored, base, ranking or {})
+        chosen = self._joint(params, pairs, decided)
         if chosen is None:
-            chosen = self._greedy(pairs)
+            chosen = self._greedy(pairs, decided)
         if read is not None:
             read.update(offered_values(scored, chosen, base))
         return {
@@ -226,26 +227,28 @@ class ArgumentFiller:
             for name, pair in chosen.items()
         }
 
-    def _greedy(self, pairs: list[Pair]) -> dict[str, Pair]:
+    def _greedy(self, pairs: list[Pair], decided: dict[str, bool]) -> dict[str, Pair]:
         """Best pair first, no two sharing text: where the joint search would take too long."""
         chosen: dict[str, Pair] = {}
         for pair in sorted(pairs, key=lambda x: -x.score):
             p = pair.param
             if p.name in chosen or any(overlap(pair.span, c.span) for c in chosen.values()):
                 continue
-            if not p.required and pair.score < self._threshold(p):
+            if not p.required and pair.score < self._threshold(p, decided):
                 continue
             chosen[p.name] = pair
         return chosen
 
-    def _joint(self, params: list[Param], pairs: list[Pair]) -> dict[str, Pair] | None:
+    def _joint(
+        self, params: list[Param], pairs: list[Pair], decided: dict[str, bool]
+    ) -> dict[str, Pair] | None:
         """The assignment with the highest total score: each parameter takes one of its best
         values or none (an optional one at its threshold's score), no two sharing text. Greedy,
         best pair first, lets one strong pair take the value another parameter needed more."""
         options: list[list[tuple[float, Pair | None]]] = []
         for p in params:
             mine = sorted((x for x in pairs if x.param.name == p.name), key=lambda x: -x.score)
-            empty = -UNFILLED if p.required else self._threshold(p)
+            empty = -UNFILLED if p.required else self._threshold(p, decided)
             options.append([(x.score, x) for x in mine[:JOINT_OPTIONS]] + [(empty, None)])
         if math.prod(len(o) for o in options) > JOINT_LIMIT:
             return None
@@ -287,8 +290,11 @@ class ArgumentFiller:
         cutoff = cutoffs_of(self.cal.no_tool_weights).get(group(pair.param), 0.0)
         return not pair.param.required or pair.score >= cutoff
 
-    def _threshold(self, p: Param) -> float:
-        """The score of leaving an optional parameter out, fitted per kind of parameter."""
+    def _threshold(self, p: Param, decided: dict[str, bool]) -> float:
+        """The score of leaving an optional parameter out: fitted per kind of parameter, but where
+        the task type's learned weights decided it for this request (`ranking.set_as_learned`)."""
+        if p.name in decided:
+            return -UNFILLED if decided[p.name] else UNFILLED
         return self.cal.value_weights.get(f"absent:{group(p)}", self.cal.optional_threshold)
 
     def _pairs(self, params: list[Param], spans: list[Span], index: TextIndex) -> list[Pair]:

@@ -45,6 +45,7 @@ class Read:
     values: tuple[Any, ...]
     features: tuple[dict[str, float], ...]  # each with `base`: its score before a learned ranking
     picked: int  # the index of the value filled, -1 for none
+    first: int = -1  # the index of the value a learned ranking puts first (-1: not known)
 
 
 @dataclass

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 from shadowswitch.engines.local.arguments.features import shape
 from shadowswitch.engines.local.arguments.grounding import Read
+from shadowswitch.engines.local.learned_state import sets, setting
 
 if TYPE_CHECKING:
     from shadowswitch.engines.local.arguments.filler import Pair
+    from shadowswitch.engines.local.arguments.params import Param
 
 Ranking = Mapping[str, Mapping[str, float]]  # param → a learned ranking's feature weights
 SHAPE_MAX = 12  # characters of a value's shape a learned ranking weighs; a longer one is "long"
@@ -53,11 +55,28 @@ def ranked_features(pair: Pair, base: float) -> dict[str, float]:
 
 
 def offered_values(pairs: list[Pair], chosen: dict[str, Pair], base: dict[int, float]) -> dict[str, Read]:
-    """Per parameter, its values as scored before any learned ranking, and the one chosen."""
+    """Per parameter, its values as scored before any learned ranking, the one chosen and the one
+    scored first (`pairs` are in the learned ranking's order, with its scores)."""
     out: dict[str, Read] = {}
     for name in dict.fromkeys(x.param.name for x in pairs):
         mine = [x for x in pairs if x.param.name == name]
         picked = next((i for i, x in enumerate(mine) if x is chosen.get(name)), -1)
         feats = tuple(ranked_features(x, base[id(x)]) for x in mine)
-        out[name] = Read(tuple(x.value for x in mine), feats, picked)
+        first = max(range(len(mine)), key=lambda i: mine[i].score)
+        out[name] = Read(tuple(x.value for x in mine), feats, picked, first)
+    return out
+
+
+def set_as_learned(
+    params: list[Param], scored: list[Pair], base: dict[int, float], ranking: Ranking
+) -> dict[str, bool]:
+    """Per optional parameter with learned weights of setting it (`learning/optional.py`), whether
+    they set it, read on the value it would be filled with (its ranking's first)."""
+    out: dict[str, bool] = {}
+    for p in params:
+        weights = setting(ranking.get(p.name) or {})
+        mine = [x for x in scored if x.param.name == p.name]
+        if not p.required and weights and mine:
+            first = max(mine, key=lambda x: x.score)
+            out[p.name] = sets(weights, ranked_features(first, base[id(first)]))
     return out
