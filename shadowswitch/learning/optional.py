@@ -51,25 +51,25 @@ def fit_setting(records: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict
     out: dict[str, dict[str, Weights]] = {}
     for (tool, param), examples in sorted(seen.items()):
         examples = examples[-NEWEST:]
-        if len(examples) >= MIN and _cross_gain(examples) >= GAIN:
+        if len(examples) >= MIN and cross_gain(examples) >= GAIN:
             out.setdefault(tool, {})[param] = fit(examples)
     return out
 
 
-def _agrees(set_: bool, done: str) -> bool:
+def agrees(set_: bool, done: str) -> bool:
     """Setting it agrees where the upstream set the value the engine fills, leaving it out where
     the upstream left it out; where it set another value, neither does."""
     return done == "top" if set_ else done == "out"
 
 
-def _cross_gain(examples: Sequence[Example]) -> int:
+def cross_gain(examples: Sequence[Example]) -> int:
     """Agreements of weights fitted without each example's fold, less the engine's."""
     gain = 0
     bounds = np.linspace(0, len(examples), min(FOLDS, len(examples)) + 1).astype(int)
     for start, end in itertools.pairwise(bounds.tolist()):
         weights = fit([*examples[:start], *examples[end:]])
         for features, done, filled in examples[start:end]:
-            gain += _agrees(sets(weights, features), done) - _agrees(filled, done)
+            gain += agrees(sets(weights, features), done) - agrees(filled, done)
         time.sleep(0)  # offer the GIL to the request path between fits
     return gain
 
@@ -121,10 +121,10 @@ def settled(
     extra = [k for k, r in params.items() if r["set"] == "out" and now.get(k, r["filled"])]
     if extra:  # the engine sets a parameter the upstream left out: not judged argument by argument
         return "differ", {k: _unjudged(v) for k, v in entries.items()}
-    agrees: Mapping[str, bool] = (record or {}).get("agrees") or {}
+    recorded: Mapping[str, bool] = (record or {}).get("agrees") or {}
     for k, v in entries.items():
-        if isinstance(v, dict) and "agrees" not in v and k in agrees:
-            v["agrees"] = agrees[k]
+        if isinstance(v, dict) and "agrees" not in v and k in recorded:
+            v["agrees"] = recorded[k]
     judged = [v.get("agrees") for v in entries.values() if isinstance(v, dict)]
     if len(judged) != len(entries) or any(a is None for a in judged):
         return status, entries

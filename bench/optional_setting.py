@@ -1,0 +1,62 @@
+"""Whether optional parameters are set as the upstream sets them, on a kept bench database.
+
+Each exemplar keeps, per optional parameter of the upstream's tool that the text offered a value,
+whether the engine set it and whether the upstream left it out, set that value or another
+(`learning/optional.py`). For each tool and parameter this reports how often the engine's choice
+agreed with the upstream's, and how often the learned weights' does, each decision judged by
+weights fitted without its fold (as a learning run judges them; kept only where they gain at
+least `GAIN`). A parameter the upstream set to another value agrees neither way.
+
+    python -m bench.optional_setting --db /tmp/bfcl.db --task bfcl_repeated
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from shadowswitch.learning.optional import Example, agrees, cross_gain
+from shadowswitch.learning.values import GAIN, MIN, NEWEST
+
+
+def measured(db: str, task: str) -> dict[str, Any]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT label, optional FROM exemplar WHERE task_type = ? AND NOT excluded ORDER BY id", (task,)
+        ).fetchall()
+    seen: dict[str, list[Example]] = {}
+    for tool, raw in rows:
+        for param, r in (((json.loads(raw) if raw else None) or {}).get("params") or {}).items():
+            seen.setdefault(f"{tool}.{param}", []).append((r.get("features") or {}, r["set"], r["filled"]))
+    params, total = {}, Counter[str]()
+    for key, examples in sorted(seen.items(), key=lambda kv: -len(kv[1])):
+        engine = sum(agrees(filled, done) for _, done, filled in examples)
+        gain = cross_gain(examples[-NEWEST:]) if len(examples) >= MIN else 0
+        learned = engine + gain if gain >= GAIN else engine
+        done = Counter(d for _, d, _ in examples)
+        params[key] = {"decisions": len(examples), **done, "engine_agreed": engine, "learned_agreed": learned}
+        total.update({"decisions": len(examples), **done, "engine_agreed": engine, "learned_agreed": learned})
+    return {"pairs": len(rows), "total": dict(total), "params": params}
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--db", required=True, help="a kept bench database file (SHADOWSWITCH_BENCH_KEEP_DB)")
+    parser.add_argument("--task", required=True)
+    parser.add_argument("--out", default="bench/results/optional_setting.json")
+    args = parser.parse_args()
+    result = measured(args.db, args.task)
+    print(json.dumps(result["total"]))
+    out = Path(args.out)
+    found = json.loads(out.read_text()) if out.exists() else {}
+    found[args.task] = result
+    out.write_text(json.dumps(found, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
