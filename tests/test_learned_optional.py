@@ -83,3 +83,12 @@ def test_the_replay_counts_a_call_as_the_learned_weights_fill_it() -> None:
     assert setting(rankings_of(learned["book"])["host"]), learned
     assert call_agreed("book", "book", "differ", calls[0][1], learned, None, optional[0][1]) == 1.0
     assert call_agreed("book", "book", "differ", calls[0][1], {}, None, optional[0][1]) == 0.0
+
+
+def test_a_parameter_the_upstream_always_sets_is_required_not_learned() -> None:
+    # set in every call: the engine fills it or abstains (`usual_parameters`), whatever the weights
+    host = {"type": "str", "in_text": True, "local": False, "agrees": False}
+    calls = [("book", {"room": {"type": "str", "in_text": True, "local": True}, "host": host})] * 12
+    optional = [("book", record({"base": 3.0 + i / 10}, "top", False)) for i in range(12)]
+    assert fit_setting(optional)["book"]["host"]  # learned, and set aside
+    assert "book" not in learned_constants(calls, optional)

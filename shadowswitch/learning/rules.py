@@ -76,10 +76,12 @@ def learned_constants(arguments: Calls, optional: Calls = ()) -> dict[str, dict[
     for tool, transforms in learned_transforms(arguments).items():
         for param, transform in transforms.items():
             out.setdefault(tool, {}).setdefault(param, transform)
+    usual = usual_parameters(arguments)  # required for this agent: the engine fills them or abstains
     for tool, learned_setting in fit_setting(optional).items():
-        ranked_here = rankings.setdefault(tool, {})
         for param, weights in learned_setting.items():
-            ranked_here[param] = {**ranked_here.get(param, {}), **{SET + k: w for k, w in weights.items()}}
+            if param not in usual.get(tool, []):
+                table = rankings.setdefault(tool, {}).setdefault(param, {})
+                table.update({SET + k: w for k, w in weights.items()})
     for tool, ranked in rankings.items():
         for param, weights in ranked.items():
             learned = out.setdefault(tool, {})
