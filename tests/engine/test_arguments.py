@@ -354,3 +354,25 @@ def test_only_close_text_values_of_required_parameters_are_reranked() -> None:
     assert asked == [("term", ["Urban", "lit"])]  # not the optional place, not the number
     assert scores["term", "lit"] == 3.1 - 0.5 and scores["term", "Urban"] == 3.9 - 1.5
     assert scores["place", "lit"] == 3.0
+
+
+BOOKING = {
+    "type": "object",
+    "properties": {
+        "room": {"type": "string", "description": "The room's name"},
+        "host": {"type": "string", "description": "Who hosts the meeting"},
+    },
+    "required": ["room"],
+}
+
+
+def test_a_learned_set_fills_the_value_it_read_or_none() -> None:
+    always = {"host": {"set:": 10.0}}  # learned weights that set the host, whatever its value
+    never = {"host": {"set:": -10.0}}
+    named = "Book the Delta room for Lena Vogel's team meeting"
+    assert FILLER.fill(BOOKING, named, ranking=always).arguments == {"room": "Delta", "host": "Lena Vogel"}
+    assert FILLER.fill(BOOKING, named, ranking=never).arguments == {"room": "Delta"}
+    # the host's best value is the room's: the learned set fills that one or nothing, never the
+    # next best ("15:00")
+    plain = "Please book the Cedar room for 3pm"
+    assert FILLER.fill(BOOKING, plain, ranking=always).arguments == {"room": "Cedar"}

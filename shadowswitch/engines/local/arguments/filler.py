@@ -215,8 +215,8 @@ class ArgumentFiller:
         if ranking:  # a learned ranking may put first a value the filler found below its cutoff
             scored = reordered(scored, ranking)
             base = {id(x): score for x, score in zip(scored, base.values(), strict=True)}
-        pairs = [x for x in scored if self._convincing(x)]
         decided = set_as_learned(params, scored, base, ranking or {})
+        pairs = [x for x in scored if self._convincing(x) and decided.get(x.param.name, x) is x]
         chosen = self._joint(params, pairs, decided)
         if chosen is None:
             chosen = self._greedy(pairs, decided)
@@ -227,7 +227,7 @@ class ArgumentFiller:
             for name, pair in chosen.items()
         }
 
-    def _greedy(self, pairs: list[Pair], decided: dict[str, bool]) -> dict[str, Pair]:
+    def _greedy(self, pairs: list[Pair], decided: dict[str, Pair | None]) -> dict[str, Pair]:
         """Best pair first, no two sharing text: where the joint search would take too long."""
         chosen: dict[str, Pair] = {}
         for pair in sorted(pairs, key=lambda x: -x.score):
@@ -240,7 +240,7 @@ class ArgumentFiller:
         return chosen
 
     def _joint(
-        self, params: list[Param], pairs: list[Pair], decided: dict[str, bool]
+        self, params: list[Param], pairs: list[Pair], decided: dict[str, Pair | None]
     ) -> dict[str, Pair] | None:
         """The assignment with the highest total score: each parameter takes one of its best
         values or none (an optional one at its threshold's score), no two sharing text. Greedy,
@@ -290,11 +290,14 @@ class ArgumentFiller:
         cutoff = cutoffs_of(self.cal.no_tool_weights).get(group(pair.param), 0.0)
         return not pair.param.required or pair.score >= cutoff
 
-    def _threshold(self, p: Param, decided: dict[str, bool]) -> float:
+    def _threshold(self, p: Param, decided: dict[str, Pair | None]) -> float:
         """The score of leaving an optional parameter out: fitted per kind of parameter, but where
-        the task type's learned weights decided it for this request (`ranking.set_as_learned`)."""
+        the task type's learned weights decided it for this request (`ranking.set_as_learned`):
+        its one value then beats none by a hair, so that it never moves another parameter off
+        its best value to make room."""
         if p.name in decided:
-            return -UNFILLED if decided[p.name] else UNFILLED
+            chosen = decided[p.name]
+            return chosen.score - SETTLED if chosen is not None else UNFILLED
         return self.cal.value_weights.get(f"absent:{group(p)}", self.cal.optional_threshold)
 
     def _pairs(self, params: list[Param], spans: list[Span], index: TextIndex) -> list[Pair]:
@@ -346,6 +349,7 @@ STRUCTURED = ("array", "object", "any")
 JOINT_OPTIONS = 4
 JOINT_LIMIT = 4096  # assignments searched at most (3,125 took 2 ms); above, best pair first
 UNFILLED = 100.0  # a required parameter left empty makes the engine abstain: any real value beats none
+SETTLED = 1e-3  # what an optional value the learned weights set adds to an assignment
 
 SHORTLIST = 8  # values per parameter scored with the encoder (8 against 4: dev formal +1.3 points, chat -0.2)
 

@@ -69,14 +69,15 @@ def offered_values(pairs: list[Pair], chosen: dict[str, Pair], base: dict[int, f
 
 def set_as_learned(
     params: list[Param], scored: list[Pair], base: dict[int, float], ranking: Ranking
-) -> dict[str, bool]:
-    """Per optional parameter with learned weights of setting it (`learning/optional.py`), whether
-    they set it, read on the value it would be filled with (its ranking's first)."""
-    out: dict[str, bool] = {}
+) -> dict[str, Pair | None]:
+    """Per optional parameter with learned weights of setting it (`learning/optional.py`), the
+    value they set, read on the value it would be filled with (its ranking's first), or None:
+    they leave it out. The weights judged that value, not the next one."""
+    out: dict[str, Pair | None] = {}
     for p in params:
         weights = setting(ranking.get(p.name) or {})
         mine = [x for x in scored if x.param.name == p.name]
         if not p.required and weights and mine:
             first = max(mine, key=lambda x: x.score)
-            out[p.name] = sets(weights, ranked_features(first, base[id(first)]))
+            out[p.name] = first if sets(weights, ranked_features(first, base[id(first)])) else None
     return out
