@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from shadowswitch.cli.learning import _learn_line
 from shadowswitch.engines.local.learned_state import rankings_of, sets, setting
 from shadowswitch.learning.agreement import call_agreed
 from shadowswitch.learning.optional import fit_setting, settled
@@ -92,3 +93,23 @@ def test_a_parameter_the_upstream_always_sets_is_required_not_learned() -> None:
     optional = [("book", record({"base": 3.0 + i / 10}, "top", False)) for i in range(12)]
     assert fit_setting(optional)["book"]["host"]  # learned, and set aside
     assert "book" not in learned_constants(calls, optional)
+
+
+def test_the_learn_line_names_what_was_learned_of_the_values() -> None:
+    result = {
+        "task_type": "rooms",
+        "status": "promoted",
+        "served_version": 0,
+        "version": 1,
+        "rankings": {
+            "book_room": {"host": {"set:": -3.1, "set:base": 1.2}, "room": {"base": 0.4}},
+            "*": {"*": {"memory": 1.0}},  # the pointer's weights: not a parameter's
+        },
+        "transforms": {"weather": {"city": "region"}},
+    }
+    line = _learn_line(result)
+    assert line.endswith(
+        "\nlearned values ranked: book_room.room; optional ones set per request: book_room.host;"
+        " rewritten: weather.city (region)"
+    ), line
+    assert "\nlearned" not in _learn_line({**result, "rankings": {}, "transforms": {}})

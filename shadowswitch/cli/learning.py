@@ -132,7 +132,25 @@ def _learn_line(result: dict[str, Any]) -> str:
             f" {evaluation['wins']} wins, {evaluation['losses']} losses"
         )
     why = result.get("why_not") or evaluation.get("why_not")
-    return head + (f"; {why}" if why else "") + _misses(evaluation.get("challenger") or {})
+    return head + (f"; {why}" if why else "") + _misses(evaluation.get("challenger") or {}) + _learned(result)
+
+
+def _learned(result: dict[str, Any]) -> str:
+    """The values the challenger learned to fill otherwise (`rules.learned_report`), by kind."""
+    from shadowswitch.engines.local.learned_state import POINTER, SET  # the engine's package: slow to import
+
+    ranked, setting = [], []
+    for tool, params in (result.get("rankings") or {}).items():
+        for param, weights in params.items() if tool != POINTER else ():
+            if any(not k.startswith(SET) for k in weights):
+                ranked.append(f"{tool}.{param}")
+            if any(k.startswith(SET) for k in weights):
+                setting.append(f"{tool}.{param}")
+    transforms = (result.get("transforms") or {}).items()
+    rewritten = [f"{tool}.{param} ({name})" for tool, ps in transforms for param, name in ps.items()]
+    kinds = (("values ranked", ranked), ("optional ones set per request", setting), ("rewritten", rewritten))
+    said = [f"{kind}: {', '.join(names)}" for kind, names in kinds if names]
+    return "\nlearned " + "; ".join(said) if said else ""
 
 
 def _misses(certificate: dict[str, Any]) -> str:
