@@ -7,20 +7,32 @@ agreed with the upstream's, and how often the learned weights' does, each decisi
 weights fitted without its fold (as a learning run judges them; kept only where they gain at
 least `GAIN`). A parameter the upstream set to another value agrees neither way.
 
+`calls`: the whole calls of the upstream's tool the engine filled, agreeing with the upstream's
+as a learning run's replay counts them (`agreement.call_agreed`) under the values learned without
+and with the weights, each fifth of the pairs judged by what the other four taught.
+
     python -m bench.optional_setting --db /tmp/bfcl.db --task bfcl_repeated
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from sqlmodel import Session, col, create_engine, select
+
+from shadowswitch.learning import rules
+from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.optional import Example, agrees, cross_gain
 from shadowswitch.learning.values import GAIN, MIN, NEWEST
+from shadowswitch.store.tables import Exemplar
 
 
 def measured(db: str, task: str) -> dict[str, Any]:
@@ -40,7 +52,25 @@ def measured(db: str, task: str) -> dict[str, Any]:
         done = Counter(d for _, d, _ in examples)
         params[key] = {"decisions": len(examples), **done, "engine_agreed": engine, "learned_agreed": learned}
         total.update({"decisions": len(examples), **done, "engine_agreed": engine, "learned_agreed": learned})
-    return {"pairs": len(rows), "total": dict(total), "params": params}
+    return {"pairs": len(rows), "total": dict(total), "calls": calls(db, task), "params": params}
+
+
+def calls(db: str, task: str) -> dict[str, int]:
+    with Session(create_engine(f"sqlite:///{db}")) as session:
+        query = select(Exemplar).where(Exemplar.task_type == task, col(Exemplar.excluded).is_(False))
+        pairs = [to_pair(r) for r in session.exec(query.order_by(col(Exemplar.id))).all()]
+    out = Counter[str]()
+    bounds = np.linspace(0, len(pairs), 6).astype(int).tolist()
+    for start, end in itertools.pairwise(bounds):
+        taught, judged = rules.calls_of([*pairs[:start], *pairs[end:]])
+        without, learned = rules.learned_rules(taught), rules.learned_rules(taught, judged)
+        for p in pairs[start:end]:
+            if p.label != p.local_tool or p.label == "__no_tool__":
+                continue
+            before, after = p.call(*without), p.call(*learned)
+            out.update({"judged": int(not math.isnan(before)), "agreed_before": int(before == 1)})
+            out.update({"agreed_after": int(after == 1)})
+    return dict(out)
 
 
 def main() -> None:
@@ -51,7 +81,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench/results/optional_setting.json")
     args = parser.parse_args()
     result = measured(args.db, args.task)
-    print(json.dumps(result["total"]))
+    print(json.dumps({**result["total"], "calls": result["calls"]}))
     out = Path(args.out)
     found = json.loads(out.read_text()) if out.exists() else {}
     found[args.task] = result
