@@ -234,3 +234,28 @@ def test_the_cli_learns_shows_and_rolls_back(db_url: str, tmp_path: Any) -> None
     (tmp_path / "support.yaml").write_text("task_type: support\nengine: {target_agreement: 2}\n")
     invalid = runner.invoke(app, ["learn", "support", "--db", db_url, "--policies", str(tmp_path)])
     assert invalid.exit_code == 2 and "target_agreement" in invalid.output, invalid.output
+
+
+def test_a_reload_fits_the_learned_values_again_only_when_the_exemplars_changed(
+    store: ExemplarStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shadowswitch.learning import rules
+    from shadowswitch.learning import served as served_module
+
+    add(store, 80, np.random.default_rng(5), 0)
+    engine = Engine(target_agreement=0.9, certify=False)
+    assert challenger.learn(store, "support", engine, "test")["status"] == "promoted"
+    fits: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        fits.append(1)
+        return rules.learned_rules(*args)
+
+    monkeypatch.setattr(served_module, "learned_rules", counted)
+    replica = served_module.ServedMemories(store)
+    first = replica.load("support")
+    again = replica.load("support")  # the reload every RELOAD_S: the same exemplars
+    assert len(fits) == 1 and first is not None and again is not None
+    assert again.constants == first.constants and again.usual == first.usual
+    store.exclude(store.load("support", first.encoder)[0].decision_id)  # negative feedback
+    assert replica.load("support") is not None and len(fits) == 2
