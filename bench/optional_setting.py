@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from sqlmodel import Session, col, create_engine, select
 
+from bench.tuning_depth import save
 from shadowswitch.learning import rules
 from shadowswitch.learning.challenger import to_pair
 from shadowswitch.learning.optional import Example, agrees, cross_gain
@@ -82,10 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     result = measured(args.db, args.task)
     print(json.dumps({**result["total"], "calls": result["calls"]}))
-    out = Path(args.out)
-    found = json.loads(out.read_text()) if out.exists() else {}
-    found[args.task] = result
-    out.write_text(json.dumps(found, indent=1) + "\n")
+    save(Path(args.out), args.task, result)
 
 
 if __name__ == "__main__":

@@ -103,9 +103,13 @@ def main() -> None:
             run["unseen"] = unseen(args.db, args.task)
         print(json.dumps(run))
         runs.append(run)
-    out = Path(args.out)
+    save(Path(args.out), args.task, runs)
+
+
+def save(out: Path, task: str, result: Any) -> None:
+    """`result` under `task` in the results file, the other task types' kept."""
     found = json.loads(out.read_text()) if out.exists() else {}
-    found[args.task] = runs
+    found[task] = result
     out.write_text(json.dumps(found, indent=1) + "\n")
 
 

@@ -65,6 +65,20 @@ class Deferral:
 
 def train(X: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> Deferral:
     """Logistic regression of agreement (y in [0, 1]: a soft label where only a rate is known)."""
+    penalty = np.r_[0.0, np.full(X.shape[1], 0.5 * L2)]  # the intercept is not held
+    bounds = [(0.0, None) if name in MONOTONE else (None, None) for name in ("intercept", *NAMES)]
+    return Deferral(tuple(float(c) for c in logistic(X, y, penalty, bounds)))
+
+
+def logistic(
+    X: np.ndarray[Any, Any],
+    y: np.ndarray[Any, Any],
+    penalty: np.ndarray[Any, Any],
+    bounds: Sequence[tuple[float | None, float | None]] | None = None,
+) -> np.ndarray[Any, Any]:
+    """The intercept and weights of a logistic regression of `y` (in [0, 1]) on `X`, minimising
+    the mean log loss plus `penalty` (per coefficient, the intercept's first) times each squared
+    coefficient, by L-BFGS within `bounds`."""
     A = np.hstack([np.ones((len(X), 1)), X])
 
     def loss(w: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
@@ -72,12 +86,11 @@ def train(X: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> Deferral:
         p = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
         nll = -(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12)).mean()
         grad = A.T @ (p - y) / len(y)
-        reg = np.r_[0.0, w[1:]]
-        return float(nll + 0.5 * L2 * (reg**2).sum()), grad + L2 * reg
+        return float(nll + (penalty * w * w).sum()), grad + 2 * penalty * w
 
-    bounds = [(0.0, None) if name in MONOTONE else (None, None) for name in ("intercept", *NAMES)]
-    w = minimize(loss, np.zeros(A.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds).x
-    return Deferral(tuple(float(c) for c in w))
+    start = np.zeros(A.shape[1])
+    fitted: np.ndarray[Any, Any] = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=bounds).x
+    return fitted
 
 
 def cross_probabilities(X: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

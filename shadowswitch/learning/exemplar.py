@@ -183,12 +183,11 @@ def _optional(arguments: Any, request: ChatView, choice: Choice) -> dict[str, An
         from_text = (sources.get(name) or {}).get("source") == "text"
         if name in required or not read.values or (name in local and not from_text):
             continue
-        scores = [f.get("base", 0.0) for f in read.features]
-        best = read.first if 0 <= read.first < len(scores) else scores.index(max(scores))
-        if name in local and 0 <= read.picked < len(scores):
-            best = read.picked
+        best = read.picked if name in local and read.picked >= 0 else read.first
+        if best < 0:
+            continue  # not the filler's reading: no first value known
         done = "out" if name not in arguments else "other"
-        if done == "other" and _agrees({name: read.values[best]}, name, arguments[name]):
+        if done == "other" and normalise(read.values[best]) == normalise(arguments[name]):
             done = "top"
         features = {k: round(v, 4) for k, v in read.features[best].items() if v}
         params[name] = {"features": features, "filled": name in local, "set": done}

@@ -26,9 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from shadowswitch.engines.local.learned_state import Weights, sets
+from shadowswitch.learning.deferral import logistic
 from shadowswitch.learning.values import FOLDS, GAIN, MIN, NEWEST
 
 Example = tuple[dict[str, float], str, bool]  # the value's features, the upstream's doing, the engine set it
@@ -81,17 +81,10 @@ def fit(examples: Sequence[Example]) -> Weights:
     names = sorted({k for f, _ in taught for k in f if k})
     if not taught:
         return {}
-    X = np.array([[1.0] + [f.get(k, 0.0) for k in names] for f, _ in taught])
+    X = np.array([[f.get(k, 0.0) for k in names] for f, _ in taught]).reshape(len(taught), len(names))
     y = np.array([1.0 if top else 0.0 for _, top in taught])
-    strength = np.array([BIAS_LAMBDA] + [SET_LAMBDA] * len(names))
-
-    def loss(w: np.ndarray[Any, Any]) -> tuple[float, np.ndarray[Any, Any]]:
-        z = X @ w
-        p = 1 / (1 + np.exp(-z))
-        total = float(np.sum(np.logaddexp(0, z) - y * z) + strength @ (w * w))
-        return total, X.T @ (p - y) + 2 * strength * w
-
-    w = minimize(loss, np.zeros(len(names) + 1), jac=True, method="L-BFGS-B").x
+    strength = np.array([BIAS_LAMBDA] + [SET_LAMBDA] * len(names)) / len(taught)  # on the mean loss
+    w = logistic(X, y, strength)
     return {k: round(float(v), 4) for k, v in zip(["", *names], w, strict=True) if abs(v) > 1e-4}
 
 
