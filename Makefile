@@ -1,4 +1,4 @@
-# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make test-cluster | make test-demo-zh | make bench
+# shadowswitch: make install | make demo | make serve | make test | make test-fast | make test-remote | make test-bench | make test-demo-zh | make bench
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -12,11 +12,11 @@ export HF_HUB_OFFLINE := 1
 # exits 0 when the embedded LM's dequantised copy is already in the model cache
 export MODEL_CACHED := from pathlib import Path; from shadowswitch.engines.local.runtime.models import EMBEDDED_GGUF, default_cache_dir; raise SystemExit(not (default_cache_dir() / Path(EMBEDDED_GGUF).stem / "config.json").exists())
 
-.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote test-cluster test-demo-zh lint wheel-check serve demo bench bench-env serving-env docs clean
+.PHONY: install lab dev test-deps test test-fast test-sqlite test-postgres test-remote test-bench test-demo-zh lint wheel-check serve demo bench bench-env serving-env docs clean
 
 # Three layers, each without root: the product (what `serve` needs), the lab beside it (the demo
 # and the benchmarks), and the development tools. Only `make test` may use apt, for the browser
-# and HAProxy its tests drive (test-deps, test-cluster).
+# and HAProxy its tests drive (test-deps, test-bench).
 install: $(VENV)/.installed
 lab: $(VENV)/.lab
 dev: $(VENV)/.dev
@@ -49,7 +49,7 @@ $(VENV)/.dev: $(VENV)/.lab pyproject.toml
 	touch $@
 
 # What the tests drive besides Python: Debian's chromium (the dashboard's browser tests) and, for
-# `make test-cluster`, HAProxy. Installed with apt when missing and run as root, as CI runs;
+# `make test-bench`, HAProxy. Installed with apt when missing and run as root, as CI runs;
 # otherwise the command to run is printed.
 TOOLS ?= chromium
 test-deps:
@@ -61,31 +61,34 @@ test-deps:
 
 # Lanes on the machine's cores: the SQLite pass's longest part; beside it the server tests (proxies
 # that learn, roll out, shut down or are fuzzed); beside both the rest of the SQLite pass (the
-# bench, demo, dashboard and replica tests) and, one after the other, the PostgreSQL pass, lint and
+# bench, demo, dashboard, replica and reload tests) and, one after the other, the PostgreSQL pass, lint and
 # the wheel check. Much of a pass is idle time (servers starting, sockets, the database), so four
 # lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
 # are done, so they never interleave; each names its ten slowest tests. The lanes end within a
 # minute of each other (on 6 December, from a fresh clone: all three at 9.9 minutes after 1.2
 # minutes of install; the whole CI run 11.4 minutes). The remote-backend tests (vLLM and
 # Infinity, 5 GB of venvs and minutes of CPU) are `make test-remote`: run them when the remote
-# backend changes. The cluster bench's run (two replicas behind HAProxy, one SIGKILLed: five
-# start-ups, 75 s of CPU) and the scaling bench serving two checkouts in turn (36 s) are
-# `make test-cluster`: run it when replicas,
-# the spool or those benches change. The demo told in Chinese (70 s of CPU alone, nearly three
-# minutes beside the lanes) is `make test-demo-zh`: run it when the demo or the Chinese engine changes.
+# backend changes. The benches' tiny runs that start servers (the cluster bench's two replicas
+# behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU; the scaling bench, also serving two
+# checkouts in turn; the overhead, beside and e2e benches: 2.5 minutes of one lane on 8 December)
+# are `make test-bench`: run it when replicas, the spool or a bench changes. The demo told in
+# Chinese (70 s of CPU alone, nearly three minutes beside the lanes) is `make test-demo-zh`: run
+# it when the demo or the Chinese engine changes.
 SIDE_TESTS := tests/bench tests/examples tests/test_demo.py tests/test_dashboard.py \
 	tests/test_replicas.py tests/test_replicas_learning.py tests/test_learning_proxy.py \
 	tests/test_learning_sequence.py tests/test_learning_values.py tests/test_learning_rankings.py \
-	tests/test_learning_origins.py
+	tests/test_learning_origins.py tests/test_learning_gate.py tests/test_reload.py tests/test_serve_closed.py
 SERVER_TESTS := tests/test_certified_rollout.py tests/test_certified_serving.py tests/test_shutdown.py \
 	tests/test_engine_host.py tests/test_ramp_proxy.py tests/test_key_freshness.py tests/test_keys.py \
-	tests/test_reload.py tests/test_fuzz.py tests/test_serve_closed.py \
+	tests/test_fuzz.py \
 	tests/test_breaker_store.py tests/test_serve_workers.py tests/test_time_budget.py \
 	tests/test_learning_concurrency.py
 REMOTE_TESTS := tests/test_remote_backend.py
-CLUSTER_TESTS := tests/bench/test_bench_cluster.py tests/bench/test_bench_scaling_checkouts.py
+BENCH_TESTS := tests/bench/test_bench_cluster.py tests/bench/test_bench_scaling_checkouts.py \
+	tests/bench/test_bench_scaling.py tests/bench/test_bench_overhead.py tests/bench/test_bench_beside.py \
+	tests/bench/test_bench_e2e.py
 DEMO_ZH_TESTS := tests/test_demo_zh.py
-OPT_IN_TESTS := $(REMOTE_TESTS) $(CLUSTER_TESTS) $(DEMO_ZH_TESTS)
+OPT_IN_TESTS := $(REMOTE_TESTS) $(BENCH_TESTS) $(DEMO_ZH_TESTS)
 
 # The lanes and the servers they start oversubscribe two cores: OpenMP threads that spin while
 # waiting for work burn the CPU the other lanes need (a quick demo took 71 s of CPU alone and
@@ -113,9 +116,9 @@ test: dev test-deps
 test-remote: dev serving-env
 	$(PY) -m pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 
-test-cluster: dev
+test-bench: dev
 	@$(MAKE) --no-print-directory test-deps TOOLS=haproxy
-	$(PY) -m pytest -q -p no:cacheprovider $(CLUSTER_TESTS)
+	$(PY) -m pytest -q -p no:cacheprovider $(BENCH_TESTS)
 
 test-demo-zh: dev
 	$(PY) -m pytest -q -p no:cacheprovider $(DEMO_ZH_TESTS)

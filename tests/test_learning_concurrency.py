@@ -1,4 +1,4 @@
-"""Learning never delays a concurrent request: while the proxy learns a task type from 600
+"""Learning never delays a concurrent request: while the proxy learns a task type from 240
 pairs, tuning the sentence encoder to them too, the local path keeps answering at about its normal
 latency, on a loaded machine too.
 
@@ -29,7 +29,7 @@ from tests.support.servers import running
 from tests.support.wait import eventually
 
 TASK = "busy"
-PAIRS = 600  # a run of 1-2 s on 2 idle cores, far longer on loaded ones: longer than any stall
+PAIRS = 240  # distinct turns, past the tuning's minimum: a run of a minute, longer than any stall
 TOOLS = ("lookup_order", "cancel_order", "__no_tool__")
 ASKED = ("where is order {} now", "please cancel order {}", "thanks, that is all for {}")  # per tool
 

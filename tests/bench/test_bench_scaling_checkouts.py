@@ -1,4 +1,4 @@
-"""`bench scaling` serving two checkouts in turn, through real servers: `make test-cluster`, not
+"""`bench scaling` serving two checkouts in turn, through real servers: `make test-bench`, not
 `make test` (two more server start-ups)."""
 
 from __future__ import annotations
