@@ -65,8 +65,8 @@ test-deps:
 # the wheel check. Much of a pass is idle time (servers starting, sockets, the database), so four
 # lanes on two cores finish sooner than two. The lanes' output is held in logs and shown when all
 # are done, so they never interleave; each names its ten slowest tests. The lanes end within a
-# minute of each other (on 6 December, from a fresh clone: all three at 9.9 minutes after 1.2
-# minutes of install; the whole CI run 11.4 minutes). The remote-backend tests (vLLM and
+# minute of each other (on 8 December, from a fresh clone: 10.5, 11.4 and 10.7 minutes after 1.3
+# of install; the whole CI run 12.8 minutes, 15.4 before the benches' server runs moved out). The remote-backend tests (vLLM and
 # Infinity, 5 GB of venvs and minutes of CPU) are `make test-remote`: run them when the remote
 # backend changes. The benches' tiny runs that start servers (the cluster bench's two replicas
 # behind HAProxy, one SIGKILLed: five start-ups, 75 s of CPU; the scaling bench, also serving two
