@@ -9,9 +9,10 @@ import numpy as np
 
 from shadowswitch.engines.local.learned_state import Request
 from shadowswitch.learning import deferral
-from shadowswitch.learning.fit import Pair, cross_predict, fit
+from shadowswitch.learning.fit import Pair, fit
 from shadowswitch.learning.head import Head, train
 from shadowswitch.learning.head_features import FEATURES
+from shadowswitch.learning.phrasings import cross_predict
 from shadowswitch.learning.state_counts import StateCounts
 from shadowswitch.learning.usage import Usage
 

@@ -12,7 +12,6 @@ confirms.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,6 +36,7 @@ from shadowswitch.learning.memory import (
     vote,
 )
 from shadowswitch.learning.origins import vetoed
+from shadowswitch.learning.phrasings import cross_predict
 from shadowswitch.learning.rules import calls_of, learned_rules
 from shadowswitch.learning.values import pointed_call
 
@@ -45,7 +45,6 @@ WEIGHTS = (0.0, 0.5, 0.8, 0.95)  # 0.0: the zero-shot ranking alone
 YIELD_EVERY = 16  # pairs decided between two offers of the GIL (about 2 ms of pure Python)
 DEFERRAL_MIN = 30  # decisions before a deferral is fitted
 HEAD_MIN = 30  # pairs before a head is trained at all
-FOLDS = 5  # folds of the head's cross-validated predictions
 GRID = (*tuple(round(x, 2) for x in np.arange(0.0, 0.96, 0.05)), 0.97, 0.98, 0.99, 1.0)
 
 
@@ -288,13 +287,3 @@ def cross_deferred(outcomes: Sequence[Outcome]) -> list[Outcome]:
         return list(outcomes)
     probs = iter(cross_probabilities(X, y).tolist())
     return [o if o.blocked else replace(o, confidence=next(probs)) for o in outcomes]
-
-
-def cross_predict(pairs: Sequence[Pair], folds: int = FOLDS) -> list[dict[str, float]]:
-    """Each pair's probabilities from a head trained on the other folds (contiguous in time)."""
-    out: list[dict[str, float]] = []
-    bounds = np.linspace(0, len(pairs), folds + 1).astype(int)
-    for start, end in itertools.pairwise(bounds.tolist()):
-        out.extend(train([*pairs[:start], *pairs[end:]]).predict_many(pairs[start:end]))
-        time.sleep(0)
-    return out
