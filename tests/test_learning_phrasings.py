@@ -48,6 +48,14 @@ def test_a_phrasing_lies_in_one_fold_and_the_folds_are_even() -> None:
     assert [len(f) for f in split] == [20, 20, 20]
 
 
+def test_a_phrasing_the_traffic_is_made_of_is_cut_in_time() -> None:
+    pairs = [worded(0) for _ in range(10)]
+    assert folds(pairs, 5) == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+    mostly = [worded(0) if i % 5 else worded(1 + i // 5) for i in range(20)]  # 16 of 20 one phrasing
+    split = folds(mostly, 4)
+    assert len(split) == 4 and max(len(f) for f in split) <= 6
+
+
 def test_the_head_predicts_a_pair_without_its_phrasing() -> None:
     """A label only one phrasing ever had is new to the head that predicts that phrasing's pairs:
     it cannot be learned from its own phrasing's other pairs, as folds cut in time let it."""
