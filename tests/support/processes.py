@@ -31,6 +31,8 @@ class Served:
 
     def ready(self) -> bool:
         assert self.process.poll() is None, self.text()
+        if f"running on {self.url}" not in self.text():  # not another lane's server on a reused port
+            return False
         with contextlib.suppress(httpx.HTTPError):
             return httpx.get(self.url + "/readyz", timeout=2).status_code == 200
         return False
